@@ -1,0 +1,144 @@
+"""Validated, frozen settings: a TOML file plus MNEMEX_* environment variables.
+
+Only entry points (server, CLI, hooks, benchmark) call `load_settings`; everything
+else receives the values it needs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from mnemex.errors import ConfigError
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("mnemex", appauthor=False))
+
+
+def default_config_file() -> Path:
+    return Path(platformdirs.user_config_dir("mnemex", appauthor=False)) / "config.toml"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StoreSettings(_Frozen):
+    """Where memories live. `url` set means a Qdrant server/cluster; unset means embedded Edge."""
+
+    url: str | None = Field(None, description="Qdrant server URL (MNEMEX_STORE__URL); unset = embedded.")
+    api_key: str | None = Field(None, description="Qdrant API key (MNEMEX_STORE__API_KEY).")
+    collection: str = Field("mnemex", pattern=r"^[A-Za-z0-9_-]{1,64}$", description="Collection/shard name.")
+    bm25_avg_len: float = Field(24.0, gt=0, description="Expected memory length in tokens for BM25 length norm.")
+    optimize_every: int = Field(500, ge=0, description="Writes between background index optimizations (0 = never).")
+
+
+class EmbeddingSettings(_Frozen):
+    model: str = Field(DEFAULT_MODEL, description="fastembed model name (MNEMEX_EMBEDDING__MODEL).")
+    model_path: Path | None = Field(None, description="Directory with an ONNX model for `model`; default: bundled.")
+    query_cache_size: int = Field(1024, ge=0, description="LRU entries of query embeddings.")
+    threads: int | None = Field(None, ge=1, description="ONNX runtime threads; None = runtime default.")
+
+
+class ServerSettings(_Frozen):
+    transport: Literal["stdio", "http", "sse"] = "stdio"
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=1, le=65535)
+    daemon: bool = Field(True, description="stdio serve relays to a per-store daemon (MNEMEX_SERVER__DAEMON).")
+    daemon_idle_seconds: float = Field(0, ge=0, description="Daemon exits after this long with no client; 0 = never.")
+
+
+class LimitSettings(_Frozen):
+    max_content_chars: int = Field(20_000, ge=100, le=200_000)
+    max_results: int = Field(50, ge=1, le=500)
+
+
+class AuditSettings(_Frozen):
+    level: Literal["off", "writes", "reads", "verbose"] = "writes"
+
+
+class Settings(BaseSettings):
+    """All of mnemex's configuration. Frozen: derive a copy with `model_copy(update=...)`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MNEMEX_",
+        env_nested_delimiter="__",
+        frozen=True,
+        extra="forbid",
+    )
+
+    data_dir: Path = Field(default_factory=default_data_dir, description="Store, journal and daemon files (MNEMEX_DATA_DIR).")
+    project: str | None = Field(None, description="Fixed project key; default: git root of the working directory.")
+    store: StoreSettings = StoreSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    server: ServerSettings = ServerSettings()
+    limits: LimitSettings = LimitSettings()
+    audit: AuditSettings = AuditSettings()
+
+    @model_validator(mode="after")
+    def _check(self) -> "Settings":
+        if self.store.api_key and not self.store.url:
+            raise ValueError("store.api_key is set but store.url is not")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file_path()
+        if path is not None and path.is_file():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    @property
+    def store_dir(self) -> Path:
+        return self.data_dir / "store" / self.store.collection
+
+    @property
+    def journal_path(self) -> Path:
+        return self.data_dir / f"{self.store.collection}.journal.sqlite3"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.data_dir / "run"
+
+
+def _config_file_path() -> Path | None:
+    explicit = os.environ.get("MNEMEX_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return default_config_file()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build the settings once per entry point; raise ConfigError naming the bad key."""
+    explicit = os.environ.get("MNEMEX_CONFIG")
+    if explicit and not Path(explicit).expanduser().is_file():
+        raise ConfigError(f"MNEMEX_CONFIG: config file {explicit} does not exist")
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "config"
+        raise ConfigError(f"invalid config {key}: {err['msg']}") from None
+    except ValueError as exc:  # TOML syntax errors and similar
+        raise ConfigError(f"invalid config: {exc}") from None

@@ -1,0 +1,1 @@
+"""Embedding providers: dense (fastembed, offline default model) and sparse (BM25)."""

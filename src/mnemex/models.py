@@ -1,0 +1,151 @@
+"""The memory model shared by every layer: plain pydantic values, no behaviour."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_CONTENT_CHARS = 20_000
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class MemoryKind(StrEnum):
+    FACT = "fact"
+    DECISION = "decision"
+    PREFERENCE = "preference"
+    CONVENTION = "convention"
+    CORRECTION = "correction"
+    PROCEDURE = "procedure"
+    EPISODE = "episode"
+    TOOL_EVENT = "tool_event"
+    ENTITY = "entity"
+    PLAN = "plan"
+    NOTE = "note"
+
+
+class Scope(StrEnum):
+    PROJECT = "project"
+    GLOBAL = "global"
+    SESSION = "session"
+    AGENT = "agent"
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    FORGOTTEN = "forgotten"
+
+
+class Provenance(BaseModel):
+    """Where a memory came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = Field("agent", description="Who wrote it: agent, user, cli, hook, import, benchmark.")
+    client: str | None = Field(None, description="The MCP client or tool that wrote it, if known.")
+    session_id: str | None = Field(None, description="Conversation or session the memory came from.")
+    speaker: str | None = Field(None, description="Who said it, for conversational memories.")
+    reference: str | None = Field(None, description="File path, URL or command the memory is about.")
+
+
+class Memory(BaseModel):
+    """A stored memory with its full metadata."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    content: str
+    kind: MemoryKind = MemoryKind.FACT
+    scope: Scope = Scope.PROJECT
+    project: str | None = Field(None, description="Project key (git root path) for project scope.")
+    tags: tuple[str, ...] = ()
+    provenance: Provenance = Provenance()
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="How much the source is trusted.")
+    importance: float = Field(0.5, ge=0.0, le=1.0)
+    pinned: bool = False
+    immutable: bool = False
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    created_at: datetime = Field(default_factory=utcnow, description="When the event or fact happened / was said.")
+    recorded_at: datetime = Field(default_factory=utcnow, description="When mnemex stored it (transaction time).")
+    valid_from: datetime = Field(default_factory=utcnow, description="From when the fact holds.")
+    valid_until: datetime | None = Field(None, description="When the fact stopped holding; None while current.")
+    updated_at: datetime | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    supersedes: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    entities: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def is_current(self, at: datetime | None = None) -> bool:
+        at = at or utcnow()
+        return (
+            self.status != MemoryStatus.FORGOTTEN
+            and self.valid_from <= at
+            and (self.valid_until is None or self.valid_until > at)
+        )
+
+
+class ValidityMode(StrEnum):
+    CURRENT = "current"
+    TIMELINE = "timeline"
+    AS_OF = "as_of"
+
+
+class MemoryFilter(BaseModel):
+    """Which memories a query may see. Store backends translate it to their own filters."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scopes: tuple[Scope, ...] = ()
+    project: str | None = None
+    kinds: tuple[MemoryKind, ...] = ()
+    tags: tuple[str, ...] = ()
+    session_id: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    validity: ValidityMode = ValidityMode.CURRENT
+    as_of: datetime | None = None
+    ids: tuple[str, ...] = ()
+
+
+class WriteAction(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    REINFORCED = "reinforced"
+    SUPERSEDED = "superseded"
+    SKIPPED = "skipped"
+
+
+class WriteOutcome(BaseModel):
+    """What the write path did with one piece of content."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: WriteAction
+    id: str | None = Field(None, description="The memory that now holds the content.")
+    affected_ids: tuple[str, ...] = Field((), description="Other memories touched (superseded, merged).")
+    reason: str = ""
+
+
+class SearchHit(BaseModel):
+    """One compact search result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    preview: str
+    kind: MemoryKind
+    scope: Scope
+    created_at: datetime
+    score: float
+    confidence: float = Field(description="0..1: how likely this hit answers the query.")
+    why: str = Field(description="Which signals matched: dense, bm25, entity, recency...")
+    tokens: int = Field(description="Token estimate of the full content.")
+    context_of: str | None = Field(None, description="Set when this hit is a neighbour in time of another hit.")

@@ -1,0 +1,1 @@
+"""mnemex.server"""
