@@ -149,3 +149,38 @@ class SearchHit(BaseModel):
     why: str = Field(description="Which signals matched: dense, bm25, entity, recency...")
     tokens: int = Field(description="Token estimate of the full content.")
     context_of: str | None = Field(None, description="Set when this hit is a neighbour in time of another hit.")
+
+
+class NewMemory(BaseModel):
+    """What a caller asks to remember; the write path decides what is stored."""
+
+    model_config = ConfigDict(frozen=True)
+
+    content: str
+    kind: MemoryKind | None = Field(None, description="None lets the write path classify it.")
+    scope: Scope = Scope.PROJECT
+    project: str | None = None
+    tags: tuple[str, ...] = ()
+    provenance: Provenance = Provenance()
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    importance: float | None = Field(None, ge=0.0, le=1.0, description="None lets the write path estimate it.")
+    pinned: bool = False
+    immutable: bool = False
+    created_at: datetime | None = Field(None, description="When it happened; default now.")
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class MemoryChanges(BaseModel):
+    """A partial edit of a memory; None leaves a field as it is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    content: str | None = None
+    kind: MemoryKind | None = None
+    tags: tuple[str, ...] | None = None
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    pinned: bool | None = None
+    metadata: dict[str, Any] | None = None

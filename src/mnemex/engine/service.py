@@ -1,0 +1,251 @@
+"""MemoryEngine: the one facade every entry point uses (tools, CLI, hooks, benchmark).
+
+It owns the write lock, the write path, the read path (`Retriever`) and the journal.
+Calls are blocking; async callers run them in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from mnemex.embed.dense import DenseEmbedder, EmbeddingIdentity
+from mnemex.embed.sparse import SparseEncoder
+from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
+from mnemex.engine.writer import WritePath, validate_content
+from mnemex.errors import ImmutableMemoryError, InvalidInputError, ModelMismatchError, NotFoundError
+from mnemex.models import (
+    Memory,
+    MemoryChanges,
+    MemoryFilter,
+    MemoryStatus,
+    NewMemory,
+    ValidityMode,
+    WriteAction,
+    WriteOutcome,
+    utcnow,
+)
+from mnemex.store.base import MemoryStore, PointRecord
+from mnemex.store.payload import memory_to_payload, payload_to_memory
+
+
+@dataclass(frozen=True, slots=True)
+class EngineLimits:
+    max_content_chars: int = 20_000
+    max_results: int = 50
+    optimize_every: int = 500
+
+
+class MemoryEngine:
+    def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
+                 journal: Any = None, limits: EngineLimits = EngineLimits(),
+                 default_project: str | None = None, clock: Callable[[], datetime] = utcnow):
+        self.store = store
+        self.dense = dense
+        self.sparse = sparse
+        self.journal = journal
+        self.limits = limits
+        self.default_project = default_project
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._writes_since_optimize = 0
+        check_identity(store, dense.identity)
+        self.writer = WritePath(store=store, dense=dense, sparse=sparse,
+                                max_content_chars=limits.max_content_chars, clock=clock,
+                                on_write=self._journal_write)
+        self.retriever = Retriever(store, dense, sparse)
+
+    # ------------------------------------------------------------------ writes
+    def memorize(self, new: NewMemory, *, project: str | None = None) -> WriteOutcome:
+        """Remember one piece of content; the outcome says what the write path did."""
+        return self.memorize_many([new], project=project)[0]
+
+    def memorize_many(self, items: Sequence[NewMemory], *, project: str | None = None) -> list[WriteOutcome]:
+        """Remember several items in one embedding batch (import, benchmark, capture)."""
+        default_project = project or self.default_project
+        memories = [self.writer.build(item, default_project=default_project) for item in items]
+        with self._lock:
+            outcomes = self.writer.store_new(memories)
+            self._count_writes(len(memories))
+        return outcomes
+
+    def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent") -> Memory:
+        """Edit a memory in place; the previous version stays in the journal history."""
+        with self._lock:
+            before = self.get(memory_id)
+            if before.immutable:
+                raise ImmutableMemoryError(f"memory {memory_id} is immutable and cannot be edited")
+            fields = changes.model_dump(exclude_none=True)
+            if not fields:
+                raise InvalidInputError("nothing to update: pass content, kind, tags, importance, confidence or pinned")
+            if "content" in fields:
+                fields["content"] = validate_content(fields["content"], self.limits.max_content_chars)
+            fields["updated_at"] = self._clock()
+            after = before.model_copy(update=fields)
+            after = Memory.model_validate(after.model_dump())
+            self.writer.replace(before, after, op="update", reembed="content" in fields or "tags" in fields)
+            self._count_writes(1)
+            return after
+
+    def forget(self, memory_id: str, *, purge: bool = False, reason: str = "", actor: str = "agent") -> Memory | None:
+        """Invalidate a memory (kept in the timeline); with purge=True remove it and its content everywhere."""
+        with self._lock:
+            before = self.get(memory_id)
+            if purge:
+                self.store.delete([memory_id])
+                if self.journal is not None:
+                    self.journal.purge(memory_id)
+                return None
+            if before.pinned:
+                raise InvalidInputError(f"memory {memory_id} is pinned: unpin it first (update_memory pinned=false)")
+            now = self._clock()
+            after = before.model_copy(update={
+                "status": MemoryStatus.FORGOTTEN,
+                "valid_until": before.valid_until or now,
+                "updated_at": now,
+                "metadata": {**before.metadata, **({"forget_reason": reason} if reason else {})},
+            })
+            self.writer.replace(before, after, op="forget", reembed=False)
+            return after
+
+    def import_memories(self, memories: Iterable[Memory], *, batch: int = 128) -> int:
+        """Store memories exactly as given (ids, times, status): the inverse of `export`."""
+        count = 0
+        chunk: list[Memory] = []
+        for memory in memories:
+            chunk.append(memory)
+            if len(chunk) >= batch:
+                count += self._import_chunk(chunk)
+                chunk = []
+        if chunk:
+            count += self._import_chunk(chunk)
+        return count
+
+    def _import_chunk(self, memories: list[Memory]) -> int:
+        with self._lock:
+            for m in memories:
+                validate_content(m.content, self.limits.max_content_chars)
+            self.writer.store_new(memories)
+            self._count_writes(len(memories))
+        return len(memories)
+
+    # ------------------------------------------------------------------- reads
+    def search(self, query: str, *, filter: MemoryFilter | None = None, limit: int = 10,
+               session_id: str | None = None, now: datetime | None = None, **options: Any) -> list[RankedMemory]:
+        """The one read path: search_memory, strategies, hooks and the benchmark all call this."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("query is empty: say what you are looking for")
+        if not 1 <= limit <= self.limits.max_results:
+            raise InvalidInputError(f"limit must be between 1 and {self.limits.max_results}")
+        flt = filter or self.default_filter()
+        results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
+        if self.journal is not None:
+            self.journal.record_read("search", [r.memory.id for r in results], detail={"query": query})
+        return results
+
+    def default_filter(self, **fields: Any) -> MemoryFilter:
+        """Current memories of the default project plus every non-project scope."""
+        fields.setdefault("project", self.default_project)
+        return MemoryFilter(**fields)
+
+    def get(self, memory_id: str) -> Memory:
+        hits = self.store.retrieve([memory_id]) if _looks_like_id(memory_id) else []
+        if not hits:
+            raise NotFoundError(memory_id)
+        return payload_to_memory(hits[0].payload)
+
+    def recall(self, ids: Sequence[str], *, touch: bool = True) -> list[Memory]:
+        """Full memories by id, in the order asked; NotFoundError names the first unknown id."""
+        found = {h.id: payload_to_memory(h.payload) for h in self.store.retrieve([i for i in ids if _looks_like_id(i)])}
+        for memory_id in ids:
+            if memory_id not in found:
+                raise NotFoundError(memory_id)
+        memories = [found[i] for i in ids]
+        if touch:
+            now = self._clock()
+            for m in memories:
+                self.store.set_payload(m.id, {"access_count": m.access_count + 1,
+                                              "last_accessed_at": now.isoformat()})
+        if self.journal is not None:
+            self.journal.record_read("recall", list(ids))
+        return memories
+
+    def export(self, *, include_all: bool = True) -> Iterator[Memory]:
+        """Every memory (all validity states), in store order."""
+        flt = MemoryFilter(validity=ValidityMode.TIMELINE if include_all else ValidityMode.CURRENT)
+        offset: str | None = None
+        while True:
+            page, offset = self.store.scroll(flt, limit=256, offset=offset)
+            for hit in page:
+                yield payload_to_memory(hit.payload)
+            if offset is None:
+                return
+
+    def stats(self) -> dict[str, Any]:
+        total = self.store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
+        current = self.store.count(MemoryFilter())
+        return {
+            "memories_total": total,
+            "memories_current": current,
+            "memories_invalidated": total - current,
+            "embedding_model": self.dense.identity.model,
+            "embedding_dim": self.dense.identity.dim,
+            "model_loaded": getattr(self.dense, "loaded", True),
+            "writes_since_optimize": self._writes_since_optimize,
+        }
+
+    # ------------------------------------------------------------- maintenance
+    def needs_optimize(self) -> bool:
+        every = self.limits.optimize_every
+        return bool(every) and self._writes_since_optimize >= every
+
+    def optimize(self) -> None:
+        """Build the indexes. Holds the store (and Edge holds the GIL): run it when idle."""
+        with self._lock:
+            self.store.optimize()
+            self._writes_since_optimize = 0
+
+    def close(self) -> None:
+        with self._lock:
+            self.store.close()
+            if self.journal is not None:
+                self.journal.close()
+
+    def _count_writes(self, n: int) -> None:
+        self._writes_since_optimize += n
+
+    def _journal_write(self, op: str, before: Memory | None, after: Memory) -> None:
+        if self.journal is None:
+            return
+        after_data = after.model_dump(mode="json")
+        self.journal.record_op(op, after.id, after.provenance.source,
+                               before.model_dump(mode="json") if before else None, after_data, None)
+        if before is None or before.content != after.content:
+            self.journal.add_version(after.id, after.content, after_data, op)
+
+
+def check_identity(store: MemoryStore, identity: EmbeddingIdentity) -> None:
+    """Record the model identity in a new store; refuse a store made by another model."""
+    stored = store.read_identity()
+    if stored is None:
+        store.write_identity(identity.as_dict())
+        return
+    have = EmbeddingIdentity.from_dict(stored)
+    if (have.model, have.dim) != (identity.model, identity.dim):
+        raise ModelMismatchError(
+            f"this store was embedded with {have.model} ({have.dim}-d) but embedding.model is "
+            f"{identity.model} ({identity.dim}-d): set embedding.model back to {have.model}, "
+            "or use another data_dir/collection for the new model"
+        )
+
+
+def _looks_like_id(value: str) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,129 @@
+"""The core memory tools. Thin: validate, call the engine in a thread, shape the result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from mnemex.engine.retrieval.pipeline import RankedMemory
+from mnemex.engine.tokens import estimate_tokens
+from mnemex.models import (
+    MemoryChanges,
+    MemoryFilter,
+    MemoryKind,
+    NewMemory,
+    Provenance,
+    Scope,
+    SearchHit,
+    ValidityMode,
+)
+from mnemex.tools.errors import mcp_errors
+from mnemex.tools.runtime import ToolRuntime
+from mnemex.tools.schemas import ForgetResult, MemorizeResult, RecallResult, SearchResult, UpdateResult
+
+PREVIEW_CHARS = 200
+
+Content = Annotated[str, Field(min_length=1, max_length=20_000, description="The fact, decision, preference or note, self-contained.")]
+MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memory id from search_memory.")]
+Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=32, description="Short labels.")]
+
+
+def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
+
+
+def to_hit(ranked: RankedMemory) -> SearchHit:
+    m = ranked.memory
+    preview = m.content if len(m.content) <= PREVIEW_CHARS else m.content[: PREVIEW_CHARS - 1] + "…"
+    return SearchHit(id=m.id, preview=preview, kind=m.kind, scope=m.scope, created_at=m.created_at,
+                     score=round(ranked.score, 6), confidence=round(ranked.confidence, 4),
+                     why=", ".join(ranked.why) or "match", tokens=estimate_tokens(m.content),
+                     context_of=ranked.context_of)
+
+
+def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
+    @server.tool(title="Memorize", annotations=_hints(read_only=False, destructive=False, idempotent=False))
+    async def memorize(
+        content: Content,
+        ctx: Context,
+        kind: Annotated[MemoryKind | None, Field(description="Leave empty to classify automatically.")] = None,
+        scope: Annotated[Scope, Field(description="project (default), global, session or agent.")] = Scope.PROJECT,
+        tags: Tags = [],
+        importance: Annotated[float | None, Field(ge=0, le=1, description="0..1; empty = estimated.")] = None,
+        pinned: Annotated[bool, Field(description="Pinned memories are never forgotten.")] = False,
+    ) -> MemorizeResult:
+        """Save a durable fact, decision, convention, preference or lesson that cannot be inferred from the code; use when you learn something worth knowing in a later session."""
+        project = rt.project_for(ctx)
+        new = NewMemory(content=content, kind=kind, scope=scope, project=project, tags=tuple(tags),
+                        importance=importance, pinned=pinned, provenance=Provenance(source="agent"))
+        with mcp_errors():
+            out = await rt.run(rt.engine.memorize, new, project=project)
+        return MemorizeResult(action=out.action, id=out.id, affected_ids=list(out.affected_ids), reason=out.reason)
+
+    @server.tool(title="Search memory", annotations=_hints(read_only=True, destructive=False, idempotent=True))
+    async def search_memory(
+        query: Annotated[str, Field(min_length=1, max_length=2_000, description="What you want to know, in words or identifiers.")],
+        ctx: Context,
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        kinds: Annotated[list[MemoryKind], Field(description="Only these kinds.")] = [],
+        tags: Annotated[list[str], Field(description="Only memories with any of these tags.")] = [],
+        scopes: Annotated[list[Scope], Field(description="Only these scopes; empty = all.")] = [],
+        include_history: Annotated[bool, Field(description="Also superseded and forgotten memories.")] = False,
+        after: Annotated[datetime | None, Field(description="Only memories created after this time.")] = None,
+        before: Annotated[datetime | None, Field(description="Only memories created before this time.")] = None,
+    ) -> SearchResult:
+        """Search long-term memory before starting a task or when a past decision, convention, fix or preference may matter; returns compact previews with ids."""
+        flt = MemoryFilter(
+            scopes=tuple(scopes), project=rt.project_for(ctx), kinds=tuple(kinds), tags=tuple(tags),
+            created_after=after, created_before=before,
+            validity=ValidityMode.TIMELINE if include_history else ValidityMode.CURRENT,
+        )
+        with mcp_errors():
+            ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit)
+        hits = [to_hit(r) for r in ranked]
+        hint = "Use recall_memory with ids for full entries." if hits else "Nothing relevant stored yet."
+        return SearchResult(results=hits, count=len(hits), hint=hint)
+
+    @server.tool(title="Recall memory", annotations=_hints(read_only=True, destructive=False, idempotent=True))
+    async def recall_memory(
+        ids: Annotated[list[MemoryId], Field(min_length=1, max_length=50, description="Ids from search_memory.")],
+    ) -> RecallResult:
+        """Fetch the full entries (content, metadata, validity, provenance) of memories found with search_memory."""
+        with mcp_errors():
+            memories = await rt.run(rt.engine.recall, list(dict.fromkeys(ids)))
+        return RecallResult(memories=memories)
+
+    @server.tool(title="Update memory", annotations=_hints(read_only=False, destructive=False, idempotent=True))
+    async def update_memory(
+        id: MemoryId,
+        content: Annotated[str | None, Field(min_length=1, max_length=20_000)] = None,
+        kind: MemoryKind | None = None,
+        tags: Tags | None = None,
+        importance: Annotated[float | None, Field(ge=0, le=1)] = None,
+        pinned: bool | None = None,
+    ) -> UpdateResult:
+        """Correct or refine an existing memory in place (the old text stays in its history); use when a stored memory is wrong or incomplete."""
+        changes = MemoryChanges(content=content, kind=kind, tags=tuple(tags) if tags is not None else None,
+                                importance=importance, pinned=pinned)
+        with mcp_errors():
+            memory = await rt.run(rt.engine.update, id, changes)
+        return UpdateResult(memory=memory)
+
+    @server.tool(title="Forget", annotations=_hints(read_only=False, destructive=True, idempotent=True))
+    async def forget(
+        id: MemoryId,
+        reason: Annotated[str, Field(max_length=500, description="Why it no longer holds.")] = "",
+        purge: Annotated[bool, Field(description="Remove the content everywhere instead of invalidating; irreversible.")] = False,
+    ) -> ForgetResult:
+        """Mark a memory as no longer valid (kept in history, hidden from search); purge=true erases it, e.g. for leaked secrets."""
+        with mcp_errors():
+            after = await rt.run(rt.engine.forget, id, purge=purge, reason=reason)
+        if after is None:
+            return ForgetResult(id=id, action="purged")
+        return ForgetResult(id=id, action="invalidated", valid_until=after.valid_until)

@@ -1,0 +1,39 @@
+"""What tool functions need at call time: the engine and the caller's project."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
+
+import anyio.to_thread
+
+from mnemex.engine.service import MemoryEngine
+
+PROJECT_HEADER = "x-mnemex-project"
+CLIENT_HEADER = "x-mnemex-client"
+T = TypeVar("T")
+
+
+@dataclass
+class ToolRuntime:
+    """Holds the engine; `default_project` is the server's own git root (direct stdio mode)."""
+
+    engine: MemoryEngine
+    default_project: str | None = None
+
+    def project_for(self, ctx: Any) -> str | None:
+        """The caller's project: the relay's header (each client's own cwd), else the server's."""
+        headers = None
+        try:
+            headers = ctx.headers
+        except (ValueError, AttributeError):
+            headers = None
+        if headers:
+            value = headers.get(PROJECT_HEADER)
+            if value:
+                return value
+        return self.default_project
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a blocking engine call in a worker thread so the event loop never stalls."""
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
