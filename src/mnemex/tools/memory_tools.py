@@ -24,7 +24,14 @@ from mnemex.models import (
 )
 from mnemex.tools.errors import mcp_errors
 from mnemex.tools.runtime import ToolRuntime
-from mnemex.tools.schemas import ForgetResult, MemorizeResult, RecallResult, SearchResult, UpdateResult
+from mnemex.tools.schemas import (
+    ForgetResult,
+    MemorizeResult,
+    RecallResult,
+    SearchResult,
+    StatsResult,
+    UpdateResult,
+)
 
 PREVIEW_CHARS = 200
 
@@ -127,3 +134,10 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         if after is None:
             return ForgetResult(id=id, action="purged")
         return ForgetResult(id=id, action="invalidated", valid_until=after.valid_until)
+
+    @server.tool(title="Memory stats", annotations=_hints(read_only=True, destructive=False, idempotent=True))
+    async def memory_stats() -> StatsResult:
+        """Counts of stored memories (current, invalidated) and the embedding model; use to check the memory is working."""
+        with mcp_errors():
+            stats = await rt.run(rt.engine.stats)
+        return StatsResult(**stats)

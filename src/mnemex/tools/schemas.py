@@ -34,3 +34,13 @@ class ForgetResult(BaseModel):
     id: str
     action: str = Field(description="invalidated (kept in the timeline) or purged (removed everywhere).")
     valid_until: datetime | None = None
+
+
+class StatsResult(BaseModel):
+    memories_total: int
+    memories_current: int
+    memories_invalidated: int
+    embedding_model: str
+    embedding_dim: int
+    model_loaded: bool
+    writes_since_optimize: int

@@ -1,0 +1,282 @@
+"""The `mnemex` command. A composition root: it alone reads the settings for its process.
+
+Heavy modules (the MCP SDK, the engine, fastembed) are imported inside the commands that
+need them, so `mnemex serve` (the stdio relay) starts in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from mnemex import __version__
+from mnemex.errors import MnemexError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except MnemexError as exc:
+        print(f"mnemex: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mnemex", description="Long-term memory MCP server for coding agents.")
+    p.add_argument("--version", action="version", version=f"mnemex {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("serve", help="run the MCP server (stdio relays to the per-store daemon)")
+    s.add_argument("--transport", choices=["stdio", "http", "sse"], default=None)
+    s.add_argument("--host", default=None)
+    s.add_argument("--port", type=int, default=None)
+    s.add_argument("--no-daemon", action="store_true", help="stdio: serve in this process instead of the daemon")
+    s.set_defaults(func=cmd_serve)
+
+    d = sub.add_parser("daemon", help="manage the per-store daemon")
+    d.add_argument("action", choices=["run", "start", "status", "stop"])
+    d.set_defaults(func=cmd_daemon)
+
+    a = sub.add_parser("add", help="remember something")
+    a.add_argument("content")
+    a.add_argument("--kind", default=None)
+    a.add_argument("--scope", default="project", choices=["project", "global", "session", "agent"])
+    a.add_argument("--tags", default="", help="comma-separated")
+    a.add_argument("--importance", type=float, default=None)
+    a.add_argument("--pinned", action="store_true")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_add)
+
+    q = sub.add_parser("search", help="search memories")
+    q.add_argument("query")
+    q.add_argument("--limit", type=int, default=10)
+    q.add_argument("--kind", action="append", default=[])
+    q.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_search)
+
+    st = sub.add_parser("stats", help="counts and model of the store")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_stats)
+
+    e = sub.add_parser("export", help="write every memory as JSONL")
+    e.add_argument("file", nargs="?", default="-")
+    e.set_defaults(func=cmd_export)
+
+    i = sub.add_parser("import", help="read memories from JSONL (as written by export)")
+    i.add_argument("file")
+    i.set_defaults(func=cmd_import)
+
+    doc = sub.add_parser("doctor", help="check model, store, daemon and config; say how to fix problems")
+    doc.set_defaults(func=cmd_doctor)
+    return p
+
+
+def _settings():
+    from mnemex.config import load_settings
+
+    return load_settings()
+
+
+# ------------------------------------------------------------------ serve
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = _settings()
+    transport = args.transport or settings.server.transport
+    if transport == "stdio" and settings.server.daemon and not args.no_daemon:
+        from mnemex.server import relay
+
+        return relay.run_relay(settings)
+    from mnemex.server.direct import serve_direct
+
+    serve_direct(settings, transport, args.host or settings.server.host, args.port or settings.server.port)
+    return 0
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    settings = _settings()
+    from mnemex.server import daemon_client
+
+    if args.action == "run":
+        from mnemex.server.daemon import run_daemon
+
+        return run_daemon(settings) or 0
+    if args.action == "start":
+        path = daemon_client.ensure_daemon(settings)
+        print(f"mnemex daemon running on {path}")
+        return 0
+    if args.action == "stop":
+        stopped = daemon_client.stop_daemon(settings)
+        print("mnemex daemon stopped" if stopped else "no mnemex daemon was running")
+        return 0
+    status = daemon_client.daemon_status(settings)
+    print(json.dumps(status, indent=1, default=str))
+    return 0 if status.get("running") else 3
+
+
+# ----------------------------------------------------------- store access
+class _Access:
+    """The CLI's way to the store: in-process when no daemon owns it, else through the daemon."""
+
+    def __init__(self, settings: Any, engine: Any = None):
+        self.settings = settings
+        self.engine = engine
+
+    @property
+    def local(self) -> bool:
+        return self.engine is not None
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        from mnemex.projects import detect_project
+        from mnemex.server.daemon_client import call_tool
+
+        project = self.settings.project or detect_project()
+        return call_tool(self.settings, tool, arguments, project=project)
+
+
+@contextmanager
+def store_access(settings: Any, *, require_local: bool = False) -> Iterator[_Access]:
+    from mnemex.server.runfiles import RunFiles
+
+    run = RunFiles.for_settings(settings)
+    with run.try_owner_lock() as owned:
+        if not owned:
+            if require_local:
+                raise MnemexError("the mnemex daemon owns this store: run `mnemex daemon stop` first, then retry")
+            yield _Access(settings)
+            return
+        from mnemex.engine.factory import build_engine
+        from mnemex.projects import detect_project
+
+        engine = build_engine(settings, default_project=settings.project or detect_project())
+        try:
+            yield _Access(settings, engine)
+        finally:
+            engine.close()
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    settings = _settings()
+    tags = [t.strip() for t in args.tags.split(",") if t.strip()]
+    with store_access(settings) as acc:
+        if acc.local:
+            from mnemex.models import NewMemory, Provenance
+
+            out = acc.engine.memorize(NewMemory(
+                content=args.content, kind=args.kind, scope=args.scope, tags=tuple(tags),
+                importance=args.importance, pinned=args.pinned, provenance=Provenance(source="cli"),
+            )).model_dump(mode="json")
+        else:
+            arguments: dict[str, Any] = {"content": args.content, "scope": args.scope, "tags": tags,
+                                         "pinned": args.pinned}
+            if args.kind:
+                arguments["kind"] = args.kind
+            if args.importance is not None:
+                arguments["importance"] = args.importance
+            out = acc.call("memorize", arguments)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"{out['action']} {out.get('id') or ''} {out.get('reason') or ''}".rstrip())
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    settings = _settings()
+    with store_access(settings) as acc:
+        if acc.local:
+            from mnemex.models import ValidityMode
+            from mnemex.tools.memory_tools import to_hit
+
+            flt = acc.engine.default_filter(
+                kinds=tuple(args.kind),
+                validity=ValidityMode.TIMELINE if args.history else ValidityMode.CURRENT)
+            hits = [to_hit(r).model_dump(mode="json") for r in acc.engine.search(args.query, filter=flt, limit=args.limit)]
+        else:
+            hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "kinds": args.kind,
+                                              "include_history": args.history})["results"]
+    if args.json:
+        print(json.dumps(hits, indent=1))
+        return 0
+    if not hits:
+        print("no matching memories")
+    for h in hits:
+        print(f"{h['score']:.3f}  {h['id']}  [{h['kind']}] {h['preview']}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    settings = _settings()
+    with store_access(settings) as acc:
+        stats = acc.engine.stats() if acc.local else acc.call("memory_stats", {})
+    stats = {"data_dir": str(settings.data_dir), "backend": "qdrant" if settings.store.url else "qdrant-edge", **stats}
+    if args.json:
+        print(json.dumps(stats, indent=1))
+    else:
+        for k, v in stats.items():
+            print(f"{k:24} {v}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    settings = _settings()
+    out = sys.stdout if args.file == "-" else open(args.file, "w", encoding="utf-8")
+    n = 0
+    try:
+        with store_access(settings, require_local=True) as acc:
+            for memory in acc.engine.export():
+                out.write(json.dumps(memory.model_dump(mode="json"), ensure_ascii=False) + "\n")
+                n += 1
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"exported {n} memories", file=sys.stderr)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from mnemex.models import Memory
+
+    settings = _settings()
+    path = Path(args.file)
+    if not path.is_file():
+        raise MnemexError(f"import: no such file {path}")
+    memories = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                memories.append(Memory.model_validate_json(line))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(x) for x in first["loc"])
+                raise MnemexError(f"import: {path}:{lineno}: {where}: {first['msg']}; nothing imported") from None
+    with store_access(settings, require_local=True) as acc:
+        n = acc.engine.import_memories(memories)
+    print(f"imported {n} memories", file=sys.stderr)
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from mnemex.doctor import run_doctor
+
+    return run_doctor()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

