@@ -1,0 +1,43 @@
+"""Pins the public tool surface: names, parameters, annotations, output schemas.
+
+A change here is a change for every agent that uses mnemex: update the test on purpose.
+"""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from mnemex.server.app import build_server
+from mnemex.tools.runtime import ToolRuntime
+
+pytestmark = pytest.mark.anyio
+
+EXPECTED = {
+    # name: (required params, optional params, read_only, destructive, idempotent)
+    "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned"}, False, False, False),
+    "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before"},
+                      True, False, True),
+    "recall_memory": ({"ids"}, set(), True, False, True),
+    "update_memory": ({"id"}, {"content", "kind", "tags", "importance", "pinned"}, False, False, True),
+    "forget": ({"id"}, {"reason", "purge"}, False, True, True),
+    "memory_stats": (set(), set(), True, False, True),
+}
+
+
+async def test_tool_contract(engine):
+    server = build_server(ToolRuntime(engine))
+    async with Client(server) as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert set(tools) == set(EXPECTED)
+    for name, (required, optional, ro, destructive, idempotent) in EXPECTED.items():
+        tool = tools[name]
+        props = set(tool.input_schema.get("properties", {}))
+        assert set(tool.input_schema.get("required", [])) == required, name
+        assert props == required | optional, name
+        ann = tool.annotations
+        assert (ann.read_only_hint, ann.destructive_hint, ann.idempotent_hint, ann.open_world_hint) == (
+            ro, destructive, idempotent, False), name
+        assert tool.title, name
+        assert tool.description and tool.description.count(".") <= 2 and len(tool.description) < 240, name
+        assert tool.output_schema and tool.output_schema.get("type") == "object", name

@@ -1,0 +1,140 @@
+"""Every core tool through the SDK's in-process client, in both protocol modes, on the real stack."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+
+from mnemex.server.app import build_server
+from mnemex.tools.runtime import ToolRuntime
+
+pytestmark = pytest.mark.anyio
+MODES = ["auto", "legacy"]
+
+
+@pytest.fixture
+def server(engine):
+    return build_server(ToolRuntime(engine, default_project="/work/proj"))
+
+
+async def _call(client, name, args):
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def _count(client) -> int:
+    return (await _call(client, "memory_stats", {}))["memories_total"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_memorize_search_recall_update_forget(server, mode):
+    async with Client(server, mode=mode) as c:
+        made = await _call(c, "memorize", {"content": "We deploy the API with ArgoCD from the main branch",
+                                           "kind": "decision", "tags": ["deploy"]})
+        assert made["action"] == "created" and made["id"]
+        await _call(c, "memorize", {"content": "The user prefers tabs over spaces in Go code", "kind": "preference"})
+        found = await _call(c, "search_memory", {"query": "how do we deploy the API?"})
+        assert found["count"] >= 1
+        top = found["results"][0]
+        assert top["id"] == made["id"]
+        assert top["kind"] == "decision" and top["tokens"] > 0 and top["why"]
+        full = await _call(c, "recall_memory", {"ids": [made["id"]]})
+        mem = full["memories"][0]
+        assert mem["content"].startswith("We deploy the API") and mem["tags"] == ["deploy"]
+        assert mem["project"] == "/work/proj"
+        upd = await _call(c, "update_memory", {"id": made["id"], "content": "We deploy the API with Flux from main"})
+        assert upd["memory"]["content"] == "We deploy the API with Flux from main"
+        found = await _call(c, "search_memory", {"query": "Flux deploy"})
+        assert found["results"][0]["id"] == made["id"]
+        gone = await _call(c, "forget", {"id": made["id"], "reason": "moved to a new platform"})
+        assert gone["action"] == "invalidated" and gone["valid_until"]
+        found = await _call(c, "search_memory", {"query": "Flux deploy"})
+        assert made["id"] not in [h["id"] for h in found["results"]]
+        history = await _call(c, "search_memory", {"query": "Flux deploy", "include_history": True})
+        assert made["id"] in [h["id"] for h in history["results"]]
+        assert await _count(c) == 2  # forget invalidates; nothing is deleted
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_purge_removes_the_memory(server, mode):
+    async with Client(server, mode=mode) as c:
+        made = await _call(c, "memorize", {"content": "temporary note about the staging password rotation"})
+        out = await _call(c, "forget", {"id": made["id"], "purge": True})
+        assert out["action"] == "purged"
+        with pytest.raises(MCPError) as err:
+            await c.call_tool("recall_memory", {"ids": [made["id"]]})
+        assert err.value.error.code == INVALID_PARAMS
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("args", [
+    {"content": ""},
+    {"content": "   "},
+    {"content": "x" * 20_001},
+    {"content": 42},
+    {"content": "ok", "kind": "not-a-kind"},
+    {"content": "ok", "importance": 3},
+    {"content": "ok", "tags": "not-a-list"},
+])
+async def test_memorize_rejects_bad_input_and_loses_nothing(server, mode, args):
+    async with Client(server, mode=mode) as c:
+        await _call(c, "memorize", {"content": "The CI runs on two cores"})
+        try:
+            result = await c.call_tool("memorize", args)
+        except MCPError as exc:  # our own validation: invalid params
+            assert exc.error.code == INVALID_PARAMS
+            assert exc.error.message
+        else:  # schema validation by the SDK: a tool error the model can read
+            assert result.is_error
+            assert "validation error" in result.content[0].text or "content" in result.content[0].text
+        assert await _count(c) == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_unknown_ids_and_bad_queries_are_invalid_params(server, mode):
+    async with Client(server, mode=mode) as c:
+        for name, args, needle in [
+            ("recall_memory", {"ids": ["00000000-0000-4000-8000-000000000000"]}, "no memory with id"),
+            ("recall_memory", {"ids": ["not-an-id"]}, "no memory with id"),
+            ("update_memory", {"id": "00000000-0000-4000-8000-000000000000", "content": "x"}, "no memory with id"),
+            ("forget", {"id": "00000000-0000-4000-8000-000000000000"}, "no memory with id"),
+            ("search_memory", {"query": "   "}, "query is empty"),
+        ]:
+            with pytest.raises(MCPError) as err:
+                await c.call_tool(name, args)
+            assert err.value.error.code == INVALID_PARAMS, name
+            assert needle in err.value.error.message
+        result = await c.call_tool("search_memory", {"query": "x", "limit": 0})
+        assert result.is_error
+        result = await c.call_tool("recall_memory", {"ids": []})
+        assert result.is_error
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_update_without_changes_and_pinned_forget(server, mode):
+    async with Client(server, mode=mode) as c:
+        made = await _call(c, "memorize", {"content": "Never force-push to main", "kind": "convention", "pinned": True})
+        with pytest.raises(MCPError) as err:
+            await c.call_tool("update_memory", {"id": made["id"]})
+        assert "nothing to update" in err.value.error.message
+        with pytest.raises(MCPError) as err:
+            await c.call_tool("forget", {"id": made["id"]})
+        assert "pinned" in err.value.error.message
+        found = await _call(c, "search_memory", {"query": "force push main"})
+        assert found["results"][0]["id"] == made["id"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_memory_resource_template(server, mode):
+    async with Client(server, mode=mode) as c:
+        made = await _call(c, "memorize", {"content": "Postgres runs on port 5433 in docker-compose"})
+        templates = await c.list_resource_templates()
+        assert [t.uri_template for t in templates.resource_templates] == ["memory://{id}"]
+        res = await c.read_resource(f"memory://{made['id']}")
+        data = json.loads(res.contents[0].text)
+        assert data["id"] == made["id"] and data["content"].startswith("Postgres runs on port 5433")
