@@ -128,7 +128,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         reason: Annotated[str, Field(max_length=500, description="Why it no longer holds.")] = "",
         purge: Annotated[bool, Field(description="Remove the content everywhere instead of invalidating; irreversible.")] = False,
     ) -> ForgetResult:
-        """Mark a memory as no longer valid (kept in history, hidden from search); purge=true erases it, e.g. for leaked secrets."""
+        """Mark a memory as no longer valid (kept in history, hidden from search); purge=true erases it everywhere, for leaked secrets."""
         with mcp_errors():
             after = await rt.run(rt.engine.forget, id, purge=purge, reason=reason)
         if after is None:
