@@ -1,0 +1,346 @@
+"""Store tests on real engines, no mocks.
+
+The contract tests run on both backends through the parametrized `store` fixture:
+Qdrant Edge in a temp dir and qdrant-client's in-process mode. Edge-only behaviour
+(persistence, the process lock) follows; remote-only tests are in test_store_remote.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+
+import pytest
+
+from mnemex.errors import InvalidInputError, ModelMismatchError, NotFoundError, StoreLockedError
+from mnemex.models import MemoryFilter, MemoryKind, Scope, ValidityMode
+from mnemex.store import OPEN_END_TS, EdgeStore, HybridQuery, PointRecord, SparseVec, open_store
+
+DIM = 8
+NOW = float(int(time.time()))  # whole seconds: datetimes round-trip it exactly
+
+
+def axis(*weights: float) -> list[float]:
+    """An 8-d dense vector from its first components."""
+    return list(weights) + [0.0] * (DIM - len(weights))
+
+
+def sparse(**tokens: float) -> SparseVec:
+    """A sparse vector from t<index>=value keywords, e.g. sparse(t100=1.0)."""
+    items = sorted((int(k[1:]), v) for k, v in tokens.items())
+    return SparseVec(tuple(i for i, _ in items), tuple(v for _, v in items))
+
+
+def pid(n: int) -> str:
+    return str(uuid.UUID(int=n))
+
+
+def point(n: int, dense: list[float], sp: SparseVec | None = None, **payload) -> PointRecord:
+    return PointRecord(pid(n), dense, sp or sparse(), {"n": n, **payload})
+
+
+def ids_of(hits) -> list[str]:
+    return [h.id for h in hits]
+
+
+def make_remote(_tmp_path):
+    from qdrant_client import QdrantClient
+
+    from mnemex.store.remote import RemoteStore
+
+    return RemoteStore(None, None, "mem", DIM, client=QdrantClient(":memory:"))
+
+
+@pytest.fixture(params=["edge", "remote"])
+def store(request, tmp_path):
+    s = EdgeStore(tmp_path / "shard", dim=DIM) if request.param == "edge" else make_remote(tmp_path)
+    yield s
+    s.close()
+
+
+# -- contract: both backends ---------------------------------------------------------
+
+def test_upsert_retrieve_round_trip(store):
+    store.upsert([point(1, axis(1, 0), sparse(t5=1.0), kind="fact", tags=["a", "b"], nested={"x": [1, 2]}),
+                  point(2, axis(0, 1), sparse(t6=1.0), kind="note")])
+    hits = store.retrieve([pid(2), pid(99), pid(1)], with_vectors=True)
+    assert ids_of(hits) == [pid(2), pid(1)]
+    assert hits[1].payload == {"n": 1, "kind": "fact", "tags": ["a", "b"], "nested": {"x": [1, 2]}}
+    assert hits[1].dense == pytest.approx(axis(1, 0))
+    assert store.retrieve([pid(1)])[0].dense is None
+    assert store.retrieve([]) == []
+
+
+def test_upsert_overwrites_and_rejects_bad_points(store):
+    store.upsert([point(1, axis(1), kind="fact")])
+    store.upsert([point(1, axis(0, 1), kind="note")])
+    assert store.retrieve([pid(1)])[0].payload == {"n": 1, "kind": "note"}
+    with pytest.raises(InvalidInputError):
+        store.upsert([PointRecord(pid(2), [1.0, 0.0], sparse(), {})])
+    with pytest.raises(InvalidInputError):
+        store.upsert([PointRecord("not-a-uuid", axis(1), sparse(), {})])
+
+
+HYBRID = [
+    point(1, axis(1.0), sparse(t1=1.0, t2=1.0)),              # A: semantic match only
+    point(2, axis(0, 0, 0, 0, 0, 1.0), sparse(t100=1.0)),     # B: exact keyword only
+    point(3, axis(0.8, 0.6), sparse(t100=0.5, t5=1.0)),        # C: second on both
+    point(4, axis(0.5, 0, 1.0), sparse(t6=1.0)),               # D: third on dense
+    point(5, axis(0, 0, 0, 0, 0, 0, 0, 1.0), sparse(t7=1.0)),  # E: unrelated
+]
+A, B, C, D, E = (pid(n) for n in range(1, 6))
+
+
+def hybrid(**kw) -> HybridQuery:
+    defaults = dict(dense=axis(1.0), sparse=sparse(t100=1.0), limit=10, candidates=3,
+                    filter=MemoryFilter(validity=ValidityMode.TIMELINE))
+    return HybridQuery(**{**defaults, **kw})
+
+
+def test_hybrid_query_fuses_keyword_and_semantic_matches(store):
+    store.upsert(HYBRID)
+    hits = store.query(hybrid())
+    # C is second in both lists; A and B each top one list and tie; D is third on dense only;
+    # E is in neither prefetch.
+    assert hits[0].id == C
+    assert set(ids_of(hits[1:3])) == {A, B}
+    assert ids_of(hits[3:]) == [D]
+    assert hits[0].score == pytest.approx(2 / 61)
+    assert hits[1].score == pytest.approx(1 / 60)
+    assert hits[0].payload == {"n": 3}
+    assert store.query(hybrid(rrf_k=10))[0].score == pytest.approx(2 / 11)
+    assert store.query(hybrid(limit=2, with_vectors=True))[0].dense == pytest.approx(axis(0.8, 0.6))
+
+
+def test_weighted_rrf_changes_order(store):
+    store.upsert(HYBRID)
+    assert ids_of(store.query(hybrid(dense_weight=2.0))) == [C, A, B, D]
+    assert ids_of(store.query(hybrid(sparse_weight=2.0))) == [C, B, A, D]
+    # A weight of 0 silences a list entirely: the sparse-only point B drops below D.
+    assert ids_of(store.query(hybrid(sparse_weight=0.0)))[:2] == [A, C]
+
+
+def test_single_vector_query_uses_raw_scores(store):
+    store.upsert(HYBRID)
+    dense_hits = store.query(hybrid(sparse=None, limit=3))
+    assert ids_of(dense_hits) == [A, C, D]
+    assert dense_hits[0].score == pytest.approx(1.0)
+    sparse_hits = store.query(hybrid(dense=None))
+    assert ids_of(sparse_hits) == [B, C]
+    assert sparse_hits[0].score > sparse_hits[1].score > 0
+    with pytest.raises(InvalidInputError):
+        store.query(hybrid(dense=None, sparse=None))
+
+
+def test_query_applies_filter_to_both_prefetches(store):
+    store.upsert([
+        point(1, axis(1.0), sparse(t100=1.0), kind="fact"),
+        point(2, axis(1.0), sparse(t100=1.0), kind="note"),
+        point(3, axis(0.9, 0.1), sparse(t100=0.5), kind="note"),
+    ])
+    flt = MemoryFilter(kinds=(MemoryKind.NOTE,), validity=ValidityMode.TIMELINE)
+    assert set(ids_of(store.query(hybrid(filter=flt)))) == {pid(2), pid(3)}
+    assert set(ids_of(store.query(hybrid(filter=flt, dense=None)))) == {pid(2), pid(3)}
+
+
+def test_dense_scores(store):
+    store.upsert(HYBRID)
+    scores = store.dense_scores(axis(1.0), [A, C, E, pid(99)])
+    assert scores == pytest.approx({A: 1.0, C: 0.8, E: 0.0}, abs=1e-5)
+    assert store.dense_scores(axis(1.0), []) == {}
+
+
+def ts(offset: float) -> float:
+    return NOW + offset
+
+
+def memory(n: int, *, kind="fact", scope="project", project=None, tags=(), status="active",
+           session="s1", created=-100.0, valid_from=None, valid_until=None, recorded=None) -> PointRecord:
+    return point(n, axis(1.0, n / 10), sparse(t1=1.0), kind=kind, scope=scope, project=project,
+                 tags=list(tags), status=status, session_id=session, created_ts=ts(created),
+                 valid_from_ts=ts(created if valid_from is None else valid_from),
+                 valid_until_ts=OPEN_END_TS if valid_until is None else ts(valid_until),
+                 recorded_ts=ts(created if recorded is None else recorded))
+
+
+MEMORIES = [
+    memory(1, project="/a", tags=("x",), created=-300),
+    memory(2, kind="decision", project="/b", tags=("y",), session="s2", created=-200),
+    memory(3, kind="preference", scope="global", tags=("x", "y"), created=-100),
+    # superseded by 1: valid -1000..-250
+    memory(4, project="/a", status="superseded", created=-1000, valid_until=-250),
+    # expired session note: valid -500..-10
+    memory(5, kind="note", scope="session", session="s2", created=-500, valid_until=-10),
+    # backfilled fact: true since -1000 but recorded only at -50
+    memory(6, project="/a", created=-1000, recorded=-50),
+]
+
+
+def selected(store, **filter_args) -> set[int]:
+    flt = MemoryFilter(**filter_args)
+    hits, _ = store.scroll(flt, limit=100)
+    assert store.count(flt) == len(hits)
+    return {h.payload["n"] for h in hits}
+
+
+def at(offset: float) -> datetime:
+    return datetime.fromtimestamp(ts(offset), tz=timezone.utc)
+
+
+def test_filters_on_fields(store):
+    store.upsert(MEMORIES)
+    tl = {"validity": ValidityMode.TIMELINE}
+    assert selected(store, **tl) == {1, 2, 3, 4, 5, 6}
+    assert selected(store, scopes=(Scope.GLOBAL,), **tl) == {3}
+    assert selected(store, scopes=(Scope.GLOBAL, Scope.SESSION), **tl) == {3, 5}
+    # project: other projects' memories disappear, non-project scopes stay
+    assert selected(store, project="/a", **tl) == {1, 3, 4, 5, 6}
+    assert selected(store, project="/a", scopes=(Scope.PROJECT,), **tl) == {1, 4, 6}
+    assert selected(store, project="/c", **tl) == {3, 5}
+    assert selected(store, kinds=(MemoryKind.DECISION, MemoryKind.PREFERENCE), **tl) == {2, 3}
+    assert selected(store, tags=("x",), **tl) == {1, 3}
+    assert selected(store, tags=("y", "z"), **tl) == {2, 3}
+    assert selected(store, session_id="s2", **tl) == {2, 5}
+    assert selected(store, created_after=at(-300), **tl) == {1, 2, 3}
+    assert selected(store, created_before=at(-300), **tl) == {4, 5, 6}
+    assert selected(store, created_after=at(-600), created_before=at(-150), **tl) == {1, 2, 5}
+    assert selected(store, ids=(pid(2), pid(5), pid(99)), **tl) == {2, 5}
+
+
+def test_validity_modes(store):
+    store.upsert(MEMORIES)
+    assert selected(store) == {1, 2, 3, 6}  # CURRENT is the default
+    assert selected(store, validity=ValidityMode.AS_OF, as_of=at(-400)) == {4, 5}
+    assert selected(store, validity=ValidityMode.AS_OF, as_of=at(-240)) == {1, 5}
+    assert selected(store, validity=ValidityMode.AS_OF, as_of=at(-30)) == {1, 2, 3, 5, 6}
+    assert selected(store, validity=ValidityMode.AS_OF) == {1, 2, 3, 6}  # as_of None = now
+    assert selected(store, validity=ValidityMode.CURRENT, project="/a") == {1, 3, 6}
+
+
+def test_scroll_pages_cover_every_point_once(store):
+    store.upsert([point(n, axis(1.0, n / 30)) for n in range(25)])
+    seen, offset, pages = [], None, 0
+    while True:
+        hits, offset = store.scroll(MemoryFilter(validity=ValidityMode.TIMELINE), limit=7, offset=offset,
+                                    with_vectors=pages == 0)
+        seen += ids_of(hits)
+        pages += 1
+        if offset is None:
+            break
+    assert pages == 4
+    assert sorted(seen) == sorted(pid(n) for n in range(25))
+    assert len(seen) == 25
+
+
+def test_count_set_payload_and_delete(store):
+    store.upsert([point(n, axis(1.0), status="active", valid_until_ts=OPEN_END_TS, kind="fact") for n in range(5)])
+    assert store.count(MemoryFilter()) == 5
+    store.set_payload(pid(1), {"status": "superseded", "extra": [1]})
+    assert store.retrieve([pid(1)])[0].payload == {"n": 1, "status": "superseded", "valid_until_ts": OPEN_END_TS,
+                                                   "kind": "fact", "extra": [1]}
+    assert store.count(MemoryFilter()) == 4
+    with pytest.raises(NotFoundError):
+        store.set_payload(pid(99), {"x": 1})
+    store.delete([pid(2), pid(3), pid(99)])
+    store.delete([])
+    assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 3
+    assert ids_of(store.retrieve([pid(2), pid(4)])) == [pid(4)]
+
+
+def test_identity_round_trip(store):
+    assert store.read_identity() is None
+    store.write_identity({"model": "m1", "dim": 8, "extra": True})
+    store.write_identity({"model": "m2", "dim": 8})
+    assert store.read_identity() == {"model": "m2", "dim": 8}
+    store.upsert(HYBRID)
+    assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == len(HYBRID)
+
+
+def test_optimize_keeps_results(store):
+    store.upsert(HYBRID)
+    store.optimize()
+    assert store.query(hybrid())[0].id == C
+
+
+def test_concurrent_calls_from_threads(store):
+    def work(t: int) -> None:
+        for k in range(10):
+            n = 1000 + t * 100 + k
+            store.upsert([point(n, axis(1.0, k / 10), sparse(t1=1.0), kind="fact")])
+            store.query(hybrid(sparse=sparse(t1=1.0)))
+            store.set_payload(pid(n), {"seen": True})
+            store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))
+    assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 40
+    hits, _ = store.scroll(MemoryFilter(validity=ValidityMode.TIMELINE), limit=100)
+    assert all(h.payload["seen"] for h in hits)
+
+
+def test_close_is_idempotent(store):
+    store.close()
+    store.close()
+
+
+# -- Edge only ------------------------------------------------------------------------
+
+def test_edge_persists_points_identity_and_indexes(tmp_path):
+    path = tmp_path / "shard"
+    with EdgeStore(path, dim=DIM) as s:
+        s.upsert(MEMORIES)
+        s.write_identity({"model": "m", "dim": DIM})
+    with EdgeStore(path, dim=DIM) as s:
+        assert s.read_identity() == {"model": "m", "dim": DIM}
+        assert selected(s) == {1, 2, 3, 6}
+        assert s.retrieve([pid(3)])[0].payload["kind"] == "preference"
+        assert set(s._live().info().payload_schema) >= {"scope", "valid_until_ts", "tags"}
+
+
+def test_edge_rejects_another_dimension(tmp_path):
+    EdgeStore(tmp_path / "shard", dim=DIM).close()
+    with pytest.raises(ModelMismatchError):
+        EdgeStore(tmp_path / "shard", dim=DIM * 2)
+
+
+def test_edge_closed_store_raises(tmp_path):
+    s = EdgeStore(tmp_path / "shard", dim=DIM)
+    s.close()
+    with pytest.raises(Exception, match="closed"):
+        s.count(MemoryFilter())
+
+
+def test_open_store_picks_edge(tmp_path):
+    s = open_store(url=None, api_key=None, path=tmp_path / "shard", collection="mnemex", dim=DIM)
+    try:
+        assert isinstance(s, EdgeStore)
+    finally:
+        s.close()
+
+
+def test_second_process_gets_store_locked_error(tmp_path):
+    path = tmp_path / "shard"
+    with EdgeStore(path, dim=DIM) as s:
+        s.upsert(HYBRID)
+        code = textwrap.dedent(f"""
+            from mnemex.errors import StoreLockedError
+            from mnemex.store import EdgeStore
+            try:
+                EdgeStore({str(path)!r}, dim={DIM})
+            except StoreLockedError as exc:
+                raise SystemExit("locked: " + str(exc))
+            raise SystemExit("opened")
+        """)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+        with pytest.raises(StoreLockedError):  # the lock also holds within one process
+            EdgeStore(path, dim=DIM)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"locked: store at {path} is owned by another process")
+    # Once the owner closed it, another process opens it fine.
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert proc.stderr.strip() == "opened"
