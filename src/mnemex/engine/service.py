@@ -7,6 +7,7 @@ Calls are blocking; async callers run them in a worker thread.
 from __future__ import annotations
 
 import threading
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -27,8 +28,8 @@ from mnemex.models import (
     WriteOutcome,
     utcnow,
 )
-from mnemex.store.base import MemoryStore, PointRecord
-from mnemex.store.payload import memory_to_payload, payload_to_memory
+from mnemex.store.base import MemoryStore
+from mnemex.store.payload import payload_to_memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +55,7 @@ class MemoryEngine:
         check_identity(store, dense.identity)
         self.writer = WritePath(store=store, dense=dense, sparse=sparse,
                                 max_content_chars=limits.max_content_chars, clock=clock,
-                                on_write=self._journal_write)
+                                on_write=self._journal_write, on_link=self._journal_link)
         self.retriever = Retriever(store, dense, sparse)
 
     # ------------------------------------------------------------------ writes
@@ -62,12 +63,13 @@ class MemoryEngine:
         """Remember one piece of content; the outcome says what the write path did."""
         return self.memorize_many([new], project=project)[0]
 
-    def memorize_many(self, items: Sequence[NewMemory], *, project: str | None = None) -> list[WriteOutcome]:
-        """Remember several items in one embedding batch (import, benchmark, capture)."""
+    def memorize_many(self, items: Sequence[NewMemory], *, project: str | None = None,
+                      gated: bool = True) -> list[WriteOutcome]:
+        """Remember several items (one embedding batch); `gated=False` stores every item as given."""
         default_project = project or self.default_project
-        memories = [self.writer.build(item, default_project=default_project) for item in items]
+        memories = [m for item in items for m in self.writer.build(item, default_project=default_project)]
         with self._lock:
-            outcomes = self.writer.store_new(memories)
+            outcomes = self.writer.write(memories, gated=gated)
             self._count_writes(len(memories))
         return outcomes
 
@@ -127,7 +129,7 @@ class MemoryEngine:
         with self._lock:
             for m in memories:
                 validate_content(m.content, self.limits.max_content_chars)
-            self.writer.store_new(memories)
+            self.writer.write(memories, gated=False)
             self._count_writes(len(memories))
         return len(memories)
 
@@ -216,6 +218,10 @@ class MemoryEngine:
     def _count_writes(self, n: int) -> None:
         self._writes_since_optimize += n
 
+    def _journal_link(self, src: str, dst: str, rel: str, weight: float) -> None:
+        if self.journal is not None:
+            self.journal.add_relation(src, dst, rel, weight)
+
     def _journal_write(self, op: str, before: Memory | None, after: Memory) -> None:
         if self.journal is None:
             return
@@ -242,8 +248,6 @@ def check_identity(store: MemoryStore, identity: EmbeddingIdentity) -> None:
 
 
 def _looks_like_id(value: str) -> bool:
-    import uuid
-
     try:
         uuid.UUID(str(value))
     except ValueError:

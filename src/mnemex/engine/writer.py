@@ -1,21 +1,41 @@
-"""The single write path: validate, (later: redact, observe, gate), embed, store, journal.
+"""The single write path: validate, form, gate, embed, store, link, journal.
 
 Every write of every entry point (tools, CLI, hooks, import, benchmark) goes through
-`WritePath`, under the engine's write lock, so decisions are never raced.
+`WritePath`, under the engine's write lock, so gate decisions are never raced: two
+writers sending near-duplicates produce one memory and one reinforcement.
+
+Episodes and tool events are records of what happened: they are stored verbatim (after
+redaction), never merged. Semantic kinds (facts, decisions, conventions, ...) pass the
+prediction-error gate against their nearest current neighbours in the same scope.
 """
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
+from mnemex.engine import formation
+from mnemex.engine.gate import GateConfig, GateDecision, decide, synthesize
 from mnemex.errors import InvalidInputError
-from mnemex.models import Memory, MemoryKind, NewMemory, Scope, WriteAction, WriteOutcome
-from mnemex.store.base import MemoryStore, PointRecord
-from mnemex.store.payload import memory_to_payload
+from mnemex.models import (
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryStatus,
+    NewMemory,
+    Scope,
+    WriteAction,
+    WriteOutcome,
+)
+from mnemex.store.base import HybridQuery, MemoryStore, PointRecord
+from mnemex.store.payload import memory_to_payload, payload_to_memory
+
+UNGATED_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
+OnWrite = Callable[[str, "Memory | None", Memory], None]
+OnLink = Callable[[str, str, str, float], None]
 
 
 def validate_content(content: str, max_chars: int) -> str:
@@ -43,67 +63,133 @@ def embedding_text(memory: Memory) -> str:
 class WritePath:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
                  max_content_chars: int, clock: Callable[[], datetime],
-                 on_write: Callable[[str, Memory | None, Memory], None] | None = None):
+                 gate: GateConfig = GateConfig(), on_write: OnWrite | None = None,
+                 on_link: OnLink | None = None):
         self._store = store
         self._dense = dense
         self._sparse = sparse
         self._max_chars = max_content_chars
         self._clock = clock
+        self._gate = gate
         self._on_write = on_write
+        self._on_link = on_link
 
-    def build(self, new: NewMemory, *, default_project: str | None) -> Memory:
-        """A complete Memory from a request: validated content, times, project key."""
-        content = validate_content(new.content, self._max_chars)
+    # ------------------------------------------------------------ building
+    def build(self, new: NewMemory, *, default_project: str | None) -> list[Memory]:
+        """Complete Memories from a request: validated, redacted, classified, split into atoms."""
+        validate_content(new.content, self._max_chars)
         now = self._clock()
-        created = new.created_at or now
         project = new.project or (default_project if new.scope == Scope.PROJECT else None)
         if new.scope == Scope.PROJECT and not project:
             raise InvalidInputError(
                 "scope 'project' needs a project: run inside a git repository, pass project=..., "
                 "or use scope 'global'"
             )
+        created = new.created_at or now
         tags = tuple(dict.fromkeys(t.strip() for t in new.tags if t and t.strip()))
-        return Memory(
-            id=str(uuid.uuid4()),
-            content=content,
-            kind=new.kind or MemoryKind.FACT,
-            scope=new.scope,
-            project=project if new.scope == Scope.PROJECT else new.project,
-            tags=tags,
-            provenance=new.provenance,
-            confidence=new.confidence,
-            importance=new.importance if new.importance is not None else 0.5,
-            pinned=new.pinned,
-            immutable=new.immutable,
-            created_at=created,
-            recorded_at=now,
-            valid_from=new.valid_from or created,
-            valid_until=new.valid_until,
-            metadata=dict(new.metadata),
-        )
+        out = []
+        for draft in formation.form(new, now=created):
+            out.append(Memory(
+                id=str(uuid.uuid4()), content=draft.content, kind=draft.kind, scope=new.scope,
+                project=project, tags=tags, provenance=new.provenance, confidence=new.confidence,
+                importance=draft.importance, pinned=new.pinned, immutable=new.immutable,
+                created_at=created, recorded_at=now, valid_from=new.valid_from or created,
+                valid_until=new.valid_until or draft.valid_until, entities=draft.entities,
+                metadata={**new.metadata, **draft.metadata},
+            ))
+        return out
 
-    def store_new(self, memories: Sequence[Memory]) -> list[WriteOutcome]:
-        """Embed and upsert already-built memories in one batch."""
-        if not memories:
-            return []
-        texts = [embedding_text(m) for m in memories]
-        vectors = self._dense.embed_documents(texts)
-        points = [
-            PointRecord(id=m.id, dense=v, sparse=self._sparse.embed_document(t), payload=memory_to_payload(m))
-            for m, v, t in zip(memories, vectors, texts)
-        ]
+    # -------------------------------------------------------------- writing
+    def write(self, memories: Sequence[Memory], *, gated: bool = True) -> list[WriteOutcome]:
+        """Store built memories; gated kinds go through the prediction-error gate one by one."""
+        vectors = self._dense.embed_documents([embedding_text(m) for m in memories]) if memories else []
+        outcomes: list[WriteOutcome] = []
+        plain: list[tuple[Memory, list[float]]] = []
+        for memory, vector in zip(memories, vectors):
+            if not gated or memory.kind in UNGATED_KINDS or memory.metadata.get("flags", {}).get("skip"):
+                if memory.metadata.get("flags", {}).get("skip") and gated:
+                    outcomes.append(WriteOutcome(action=WriteAction.SKIPPED, reason=memory.metadata["flags"]["skip"]))
+                    continue
+                plain.append((memory, vector))
+                outcomes.append(WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason="recorded"))
+                continue
+            outcomes.append(self._gated(memory, vector))
+        if plain:
+            self._store_points(plain)
+            for memory, _ in plain:
+                self._notify("create", None, memory)
+        return outcomes
+
+    def _gated(self, memory: Memory, vector: list[float]) -> WriteOutcome:
+        neighbours = self._neighbours(memory, vector)
+        decision = decide(memory.content, memory.kind, memory.importance, neighbours, self._gate)
+        return self._apply(memory, vector, decision, neighbours)
+
+    def _neighbours(self, memory: Memory, vector: list[float], k: int = 5) -> list[tuple[Memory, float]]:
+        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project)
+        hits = self._store.query(HybridQuery(dense=vector, sparse=None, filter=flt, limit=k, candidates=k))
+        return [(payload_to_memory(h.payload), float(h.score)) for h in hits]
+
+    def _apply(self, memory: Memory, vector: list[float], d: GateDecision,
+               neighbours: list[tuple[Memory, float]]) -> WriteOutcome:
+        now = self._clock()
+        target = d.target
+        if d.action == WriteAction.SKIPPED:
+            return WriteOutcome(action=d.action, affected_ids=(target.id,) if target else (), reason=d.reason)
+        if d.action == WriteAction.REINFORCED and target is not None:
+            after = target.model_copy(update={
+                "access_count": target.access_count + 1, "last_accessed_at": now,
+                "importance": max(target.importance, memory.importance),
+                "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
+            })
+            self.replace(target, after, op="reinforce", reembed=False)
+            return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
+        if d.action == WriteAction.UPDATED and target is not None:
+            merged = validate_content(synthesize(target.content, memory.content), self._max_chars)
+            after = target.model_copy(update={
+                "content": merged, "updated_at": now,
+                "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
+                "entities": tuple(dict.fromkeys(target.entities + memory.entities)),
+                "importance": max(target.importance, memory.importance),
+            })
+            self.replace(target, after, op="update", reembed=merged != target.content)
+            return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
+        if d.action == WriteAction.SUPERSEDED and target is not None:
+            new = memory.model_copy(update={"supersedes": (target.id,)})
+            self._store_points([(new, vector)])
+            self._notify("create", None, new)
+            old_after = target.model_copy(update={
+                "status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "updated_at": now,
+                "valid_until": max(new.valid_from, target.valid_from),
+            })
+            self.replace(target, old_after, op="supersede", reembed=False)
+            self._link(new.id, target.id, "supersedes", 1.0)
+            return WriteOutcome(action=d.action, id=new.id, affected_ids=(target.id,), reason=d.reason)
+        self._store_points([(memory, vector)])
+        self._notify("create", None, memory)
+        self._link_neighbours(memory, neighbours)
+        return WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason=d.reason)
+
+    def _link_neighbours(self, memory: Memory, neighbours: list[tuple[Memory, float]]) -> None:
+        for other, sim in neighbours:
+            rel = formation.relation_between(memory, other, sim)
+            if rel is not None:
+                self._link(memory.id, other.id, rel[0], rel[1])
+
+    def _store_points(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
+        points = []
+        for memory, vector in items:
+            text = embedding_text(memory)
+            points.append(PointRecord(id=memory.id, dense=vector, sparse=self._sparse.embed_document(text),
+                                      payload=memory_to_payload(memory)))
         self._store.upsert(points)
-        for m in memories:
-            self._notify("create", None, m)
-        return [WriteOutcome(action=WriteAction.CREATED, id=m.id, reason="new memory") for m in memories]
 
     def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool) -> None:
         """Write a new version of an existing memory (same id)."""
+        after = Memory.model_validate(after.model_dump())
         if reembed:
-            text = embedding_text(after)
-            point = PointRecord(id=after.id, dense=self._dense.embed_documents([text])[0],
-                                sparse=self._sparse.embed_document(text), payload=memory_to_payload(after))
-            self._store.upsert([point])
+            vector = self._dense.embed_documents([embedding_text(after)])[0]
+            self._store_points([(after, vector)])
         else:
             self._store.set_payload(after.id, memory_to_payload(after))
         self._notify(op, before, after)
@@ -112,6 +198,6 @@ class WritePath:
         if self._on_write is not None:
             self._on_write(op, before, after)
 
-
-def changes_dict(**fields: Any) -> dict[str, Any]:
-    return {k: v for k, v in fields.items() if v is not None}
+    def _link(self, src: str, dst: str, rel: str, weight: float) -> None:
+        if self._on_link is not None:
+            self._on_link(src, dst, rel, weight)

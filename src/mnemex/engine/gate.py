@@ -1,0 +1,140 @@
+"""Prediction-error gate: decide what a new memory does to what is already stored.
+
+Similarity bands (cosine of the new content to its nearest current neighbour in the
+same scope), from the cognitive-memory design (seed 001), all configurable:
+
+    >= reinforce_at (0.92)          near-identical   -> REINFORCE the neighbour
+    update_at..reinforce_at (0.75)  overlapping      -> UPDATE it by write-time synthesis
+    gap_low..update_at (0.70)       borderline       -> CREATE if important enough, else SKIP
+    < gap_low                       novel            -> CREATE
+
+A conflict overrides the bands: the same subject (similarity >= conflict_at) with a
+different value (numbers, versions, identifiers, quoted values, a negation flip, "switched
+to"/"instead of", or a correction) -> SUPERSEDE the neighbour. Pure logic, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from mnemex.models import Memory, MemoryKind, WriteAction
+
+
+@dataclass(frozen=True, slots=True)
+class GateConfig:
+    reinforce_at: float = 0.92
+    update_at: float = 0.75
+    gap_low: float = 0.70
+    gap_min_importance: float = 0.5
+    conflict_at: float = 0.62
+    correction_at: float = 0.50
+    update_coverage: float = 0.6   # share of one text's content words the other must hold to merge
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    action: WriteAction
+    target: Memory | None = None
+    similarity: float = 0.0
+    reason: str = ""
+
+
+_VALUE = re.compile(
+    r"`[^`]+`|\"[^\"]+\"|'[^']{2,}'"            # quoted / code spans
+    r"|\b\d+(?:[.:/]\d+)*(?:[a-z]{1,3})?\b"    # numbers, versions, ports, times, 10ms
+    r"|\b[A-Za-z_]+[0-9][A-Za-z0-9_.-]*\b"     # python3, py311, v2, node20
+    r"|\b[\w-]+(?:\.[\w-]+)+\b"                # dotted names, hosts, files
+    r"|\b[a-z]+(?:_[a-z0-9]+)+\b"              # snake_case identifiers
+    r"|\b[a-z]+[A-Z]\w*\b"                     # camelCase identifiers
+)
+_NEGATION = re.compile(r"\b(not|never|no longer|don't|doesn't|do not|does not|isn't|aren't|won't|stop(?:ped)?)\b", re.I)
+_SWITCH = re.compile(r"\b(instead of|no longer|switch(?:ed|ing)?|mov(?:ed|ing) (?:to|from)|migrat(?:ed|ing)|replac(?:ed|ing)|"
+                     r"now uses?|changed to|from now on|actually|anymore|rather than|deprecated)\b", re.I)
+_WORD = re.compile(r"[a-z][a-z0-9+#-]*")
+_STOP = frozenset("the a an and or of to in on at for with is are was were be been it this that we our i you "
+                  "use uses used using by from as".split())
+
+
+def values_of(text: str) -> set[str]:
+    return {v.strip("`\"'").lower() for v in _VALUE.findall(text)}
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+
+
+def conflict_reason(old: str, new: str) -> str | None:
+    """Why `new` contradicts `old` about the same subject, or None."""
+    old_vals, new_vals = values_of(old), values_of(new)
+    gone, came = old_vals - new_vals, new_vals - old_vals
+    if gone and came:
+        return f"value changed: {', '.join(sorted(gone))} -> {', '.join(sorted(came))}"
+    if bool(_NEGATION.search(old)) != bool(_NEGATION.search(new)):
+        return "negation flipped"
+    old_seq, new_seq = _content_sequence(old), _content_sequence(new)
+    if old_seq != new_seq and sorted(old_seq) == sorted(new_seq):
+        return "same words in another order (a reversal)"
+    if _SWITCH.search(new):
+        added = content_words(new) - content_words(old) - {w for m in _SWITCH.findall(new) for w in m.lower().split()}
+        if added:
+            return "replaced by: " + ", ".join(sorted(added)[:4])
+    return None
+
+
+def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
+           neighbours: Sequence[tuple[Memory, float]], config: GateConfig = GateConfig()) -> GateDecision:
+    """The gate's decision for `new_text` given its nearest current neighbours (memory, cosine), best first."""
+    candidates = [(m, s) for m, s in neighbours if not m.immutable or s >= config.reinforce_at]
+    if not candidates:
+        return GateDecision(WriteAction.CREATED, reason="novel: nothing similar stored")
+    best, sim = candidates[0]
+    for memory, s in candidates:
+        threshold = config.correction_at if new_kind == MemoryKind.CORRECTION else config.conflict_at
+        if s < threshold or memory.immutable or memory.pinned:
+            continue
+        why = conflict_reason(memory.content, new_text)
+        if why is None and new_kind == MemoryKind.CORRECTION and s >= config.update_at:
+            why = "user correction"
+        if why:
+            return GateDecision(WriteAction.SUPERSEDED, memory, s, why)
+    if sim >= config.reinforce_at:
+        return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
+    if sim >= config.update_at and not best.immutable and coverage(best.content, new_text) >= config.update_coverage:
+        return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
+    if sim >= config.gap_low and importance < config.gap_min_importance:
+        return GateDecision(WriteAction.SKIPPED, best, sim,
+                            f"borderline duplicate of {best.id} (similarity {sim:.2f}) and low importance")
+    return GateDecision(WriteAction.CREATED, None, sim, f"novel (closest similarity {sim:.2f})")
+
+
+def coverage(old: str, new: str) -> float:
+    """How much one text contains the other: max share of either's content words found in the other."""
+    a, b = content_words(old), content_words(new)
+    if not a or not b:
+        return 0.0
+    common = len(a & b)
+    return max(common / len(a), common / len(b))
+
+
+def _content_sequence(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2]
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'])")
+
+
+def synthesize(old: str, new: str) -> str:
+    """Merge `new` into `old` keeping every fact: old text, then the new sentences it lacks."""
+    have = {_norm(s) for s in _SENTENCE.split(old)}
+    extra = [s for s in _SENTENCE.split(new) if _norm(s) and _norm(s) not in have
+             and not content_words(s) <= content_words(old)]
+    if not extra:
+        return old
+    joiner = " " if old.rstrip().endswith((".", "!", "?")) else ". "
+    return old.rstrip() + joiner + " ".join(extra)
+
+
+def _norm(sentence: str) -> str:
+    return " ".join(_WORD.findall(sentence.lower()))
