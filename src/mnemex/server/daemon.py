@@ -1,0 +1,228 @@
+"""The per-store daemon: owns the embedded store and serves MCP (streamable HTTP) on a Unix socket.
+
+Run in the foreground with `python -m mnemex.server.daemon` (what the relay spawns) or
+`mnemex daemon run`. One daemon per store: it takes the owner lock in the run dir first, and
+exits 0 when another daemon already holds it. Each request's project comes from the
+`x-mnemex-project` header the relay sets, so the engine has no default project.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+from mnemex.errors import ConfigError, MnemexError
+from mnemex.server.runfiles import OwnerLock, RunFiles
+
+log = logging.getLogger("mnemex.daemon")
+
+LOCK_WAIT_SECONDS = 30.0      # a CLI command may hold the store for a few seconds; wait for it
+IDLE_OPTIMIZE_SECONDS = 3.0   # optimize() holds the GIL: only after this long without requests
+TICK_SECONDS = 0.5
+#: Host headers the daemon accepts. DNS-rebinding protection stays on although a browser cannot
+#: reach a Unix socket: it costs nothing, and any Origin header (browsers send one) is refused.
+ALLOWED_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", "mnemex"]
+
+
+class Activity:
+    """ASGI wrapper that counts requests in flight and remembers when the last one ended."""
+
+    def __init__(self, app: Any):
+        self.app = app
+        self.in_flight = 0
+        self.last = time.monotonic()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+            self.last = time.monotonic()
+
+    def idle_for(self) -> float:
+        return 0.0 if self.in_flight else time.monotonic() - self.last
+
+
+def acquire_daemon_lock(files: RunFiles, wait: float = LOCK_WAIT_SECONDS) -> OwnerLock | int:
+    """The owner lock, or an exit status: 0 when a daemon already owns the store, 1 when a
+    direct server does (or the lock stays busy past `wait`)."""
+    deadline = time.monotonic() + wait
+    while True:
+        lock = files.acquire_owner_lock("daemon")
+        if lock is not None:
+            return lock
+        owner = files.owner() or {}
+        role, pid = owner.get("role"), owner.get("pid")
+        if role == "daemon":
+            print(f"mnemex daemon already running for {files.run_dir.parent} (pid {pid})", file=sys.stderr)
+            return 0
+        if role and role.startswith("direct"):
+            print(f"mnemex: the store is open in `mnemex serve` (pid {pid}); stop it or serve without "
+                  "--no-daemon/--transport to share the store", file=sys.stderr)
+            return 1
+        if time.monotonic() > deadline:
+            print(f"mnemex: the store stayed locked by {role or 'another process'} (pid {pid}) for "
+                  f"{wait:.0f} s", file=sys.stderr)
+            return 1
+        time.sleep(0.05)  # a CLI command or a stale-file check holds it for a moment
+
+
+def bind_socket(files: RunFiles) -> socket.socket:
+    """Listen on the run dir's socket, mode 0600 (we hold the lock, so an old file is stale)."""
+    path = str(files.socket)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(path)
+    os.chmod(path, 0o600)  # the 0700 dir already keeps other users out; belt and braces
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def write_server_info(files: RunFiles, server: Any) -> None:
+    """Save the initialize answer (minus protocolVersion) so relays can replay it while we start."""
+    opts = server._lowlevel_server.create_initialization_options()
+    info = {
+        "serverInfo": {k: v for k, v in {"name": opts.server_name, "title": opts.title,
+                                         "version": opts.server_version}.items() if v is not None},
+        "capabilities": opts.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True),
+        "instructions": opts.instructions,
+    }
+    tmp = files.info_file.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(info, indent=1))
+    os.replace(tmp, files.info_file)
+
+
+def _session_count(server: Any) -> int:
+    manager = getattr(server._lowlevel_server, "_session_manager", None)
+    return len(getattr(manager, "_server_instances", {}) or {})
+
+
+async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files: RunFiles,
+                   socket_ino: int, idle_exit: float) -> None:
+    """Optimize the index when idle; exit when the socket file vanished or nobody used us for
+    `idle_exit` seconds (0 = never)."""
+    while not uv.should_exit:
+        await asyncio.sleep(TICK_SECONDS)
+        try:
+            if os.stat(files.socket).st_ino != socket_ino:
+                raise FileNotFoundError
+        except FileNotFoundError:
+            log.warning("socket %s was removed; shutting down", files.socket)
+            uv.should_exit = True
+            return
+        idle = activity.idle_for()
+        if idle >= IDLE_OPTIMIZE_SECONDS and engine.needs_optimize():
+            log.info("idle: optimizing the index")
+            started = time.monotonic()
+            await asyncio.to_thread(engine.optimize)
+            log.info("optimized in %.1f s", time.monotonic() - started)
+            activity.last = time.monotonic()
+        if idle_exit and idle >= idle_exit and _session_count(server) == 0:
+            log.info("no client for %.0f s; exiting", idle)
+            uv.should_exit = True
+
+
+async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from mnemex.server.app import build_server
+    from mnemex.tools.runtime import ToolRuntime
+
+    server = build_server(ToolRuntime(engine, default_project=None))
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=ALLOWED_HOSTS, allowed_origins=[])
+    activity = Activity(server.streamable_http_app(transport_security=security))
+    write_server_info(files, server)
+    config = uvicorn.Config(activity, log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=5, http="h11", ws="none")
+    uv = uvicorn.Server(config)
+    sock = bind_socket(files)
+    files.write_pid()
+    log.info("mnemex daemon pid %d serving %s on %s", os.getpid(), settings.data_dir, files.socket)
+    task = asyncio.create_task(maintain(uv, activity, engine, server, files, os.stat(files.socket).st_ino,
+                                        settings.server.daemon_idle_seconds))
+    global _serving
+    _serving = True
+    try:
+        await uv.serve(sockets=[sock])
+    finally:
+        task.cancel()
+        sock.close()
+
+
+_serving = False
+
+
+def _stop_before_serving(signum: int, frame: Any) -> None:
+    # Before uvicorn runs, a signal aborts start-up (cleanup runs in `finally`). uvicorn restores
+    # this handler after a graceful stop and re-raises the signal it caught: then it is a no-op.
+    if not _serving:
+        raise SystemExit(0)
+
+
+def run_daemon(settings: Any) -> int:
+    """Own the store and serve it until SIGTERM/SIGINT (or idle exit); returns the exit status.
+
+    0 when another daemon already owns the store; the engine is closed (store flushed) and the
+    socket and pid files are removed on every way out.
+    """
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    files = RunFiles.for_settings(settings)
+    lock = acquire_daemon_lock(files)
+    if isinstance(lock, int):
+        return lock
+    engine = None
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stop_before_serving)
+    try:
+        from mnemex.engine.factory import build_engine
+
+        started = time.monotonic()
+        engine = build_engine(settings, default_project=None)
+        log.info("engine ready in %.2f s", time.monotonic() - started)
+        asyncio.run(_serve(settings, files, engine))
+        return 0
+    except MnemexError as exc:
+        print(f"mnemex daemon: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        try:
+            if engine is not None:
+                engine.close()
+                log.info("store closed")
+        finally:
+            files.remove_runtime_files()
+            lock.release()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m mnemex.server.daemon`: settings from env/config; config errors exit 2."""
+    from mnemex.config import load_settings
+
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"mnemex daemon: {exc}", file=sys.stderr)
+        return 2
+    return run_daemon(settings)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
