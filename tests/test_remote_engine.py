@@ -1,0 +1,49 @@
+"""The whole stack (tools -> engine -> store) on the remote backend, against qdrant-client's
+in-process mode: same behaviour as the embedded default."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from mnemex.embed.sparse import SparseEncoder
+from mnemex.engine.service import MemoryEngine
+from mnemex.server.app import build_server
+from mnemex.store.remote import RemoteStore
+from mnemex.tools.runtime import ToolRuntime
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def remote_engine(embedder):
+    store = RemoteStore(":memory:", None, "mnemex_test", 384)
+    engine = MemoryEngine(store=store, dense=embedder, sparse=SparseEncoder(), default_project="/work/proj")
+    yield engine
+    engine.close()
+
+
+async def _call(client, name, args):
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def test_tools_on_remote_backend(remote_engine):
+    server = build_server(ToolRuntime(remote_engine, default_project="/work/proj"))
+    async with Client(server) as c:
+        a = await _call(c, "memorize", {"content": "The API server listens on port 8080", "kind": "fact"})
+        b = await _call(c, "memorize", {"content": "We deploy with ArgoCD from the main branch", "kind": "decision"})
+        again = await _call(c, "memorize", {"content": "The API server listens on port 8080."})
+        assert again["action"] == "reinforced" and again["id"] == a["id"]
+        newer = await _call(c, "memorize", {"content": "The API server listens on port 9090"})
+        assert newer["action"] == "superseded" and newer["affected_ids"] == [a["id"]]
+        found = await _call(c, "search_memory", {"query": "which port does the API listen on"})
+        ids = [h["id"] for h in found["results"]]
+        assert ids[0] == newer["id"] and a["id"] not in ids
+        found = await _call(c, "search_memory", {"query": "how do we deploy", "kinds": ["decision"]})
+        assert [h["id"] for h in found["results"]] == [b["id"]]
+        gone = await _call(c, "forget", {"id": b["id"]})
+        assert gone["action"] == "invalidated"
+        stats = await _call(c, "memory_stats", {})
+        assert stats["memories_total"] == 3 and stats["memories_current"] == 1
