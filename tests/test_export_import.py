@@ -1,0 +1,52 @@
+"""Export then import reproduces every memory exactly: ids, content, times, status, links."""
+
+from __future__ import annotations
+
+import json
+
+from mnemex.engine.factory import build_engine
+from mnemex.models import Memory, MemoryKind, NewMemory, Provenance, Scope
+
+
+def _fill(engine):
+    engine.memorize(NewMemory(content="The API server listens on port 8080", tags=("api", "ports")))
+    engine.memorize(NewMemory(content="The API server listens on port 9090"))  # supersedes the first
+    made = engine.memorize(NewMemory(content="Use the staging cluster for load tests", kind=MemoryKind.CONVENTION))
+    engine.forget(made.id, reason="cluster retired")
+    engine.memorize(NewMemory(content="The user prefers concise answers with code first", scope=Scope.GLOBAL,
+                              kind=MemoryKind.PREFERENCE, pinned=True, importance=0.9,
+                              provenance=Provenance(source="user", session_id="s1", speaker="dana"),
+                              metadata={"note": "ünïcode ✓"}))
+
+
+def test_round_trip_is_exact(settings, embedder, tmp_path):
+    first = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        _fill(first)
+        lines = [json.dumps(m.model_dump(mode="json"), ensure_ascii=False) for m in first.export()]
+    finally:
+        first.close()
+    assert len(lines) == 4
+    second_settings = settings.model_copy(update={"data_dir": tmp_path / "other"})
+    second = build_engine(second_settings, default_project="/elsewhere", embedder=embedder)
+    try:
+        assert second.import_memories(Memory.model_validate_json(line) for line in lines) == 4
+        again = sorted(json.dumps(m.model_dump(mode="json"), ensure_ascii=False) for m in second.export())
+        assert again == sorted(lines)
+        stats = second.stats()
+        assert (stats["memories_total"], stats["memories_current"]) == (4, 2)
+        hits = second.search("which port", filter=second.default_filter(project="/work/proj"))
+        assert hits[0].memory.content.endswith("9090")
+    finally:
+        second.close()
+
+
+def test_import_is_idempotent(settings, embedder):
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        _fill(engine)
+        memories = list(engine.export())
+        engine.import_memories(memories)
+        assert engine.stats()["memories_total"] == 4
+    finally:
+        engine.close()
