@@ -50,3 +50,23 @@ def test_import_is_idempotent(settings, embedder):
         assert engine.stats()["memories_total"] == 4
     finally:
         engine.close()
+
+
+def test_timeline_around_an_anchor(settings, embedder):
+    from datetime import datetime, timedelta, timezone
+
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    t0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    try:
+        outs = engine.memorize_many([NewMemory(content=f"Step {i}: ran migration batch {i} of the orders table",
+                                               kind=MemoryKind.EPISODE, created_at=t0 + timedelta(hours=i))
+                                     for i in range(8)])
+        ids = [o.id for o in outs]
+        earlier, anchor, later = engine.timeline(ids[4], before=2, after=2)
+        assert anchor.id == ids[4]
+        assert [m.id for m in earlier] == ids[2:4]
+        assert [m.id for m in later] == ids[5:7]
+        earlier, _, later = engine.timeline(ids[0], before=3, after=1)
+        assert earlier == [] and [m.id for m in later] == [ids[1]]
+    finally:
+        engine.close()

@@ -344,3 +344,16 @@ def test_second_process_gets_store_locked_error(tmp_path):
     # Once the owner closed it, another process opens it fine.
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert proc.stderr.strip() == "opened"
+
+
+def test_ordered_sorts_by_a_float_field_within_the_filter(store):
+    store.upsert(MEMORIES)
+    flt = MemoryFilter(validity=ValidityMode.TIMELINE)
+    asc = [h.payload["n"] for h in store.ordered(flt, key="created_ts", limit=10)]
+    assert asc[:2] == [4, 6] or asc[:2] == [6, 4]  # both created at -1000
+    assert asc[2:] == [5, 1, 2, 3]
+    desc = [h.payload["n"] for h in store.ordered(flt, key="created_ts", descending=True, limit=2)]
+    assert desc == [3, 2]
+    only_a = [h.payload["n"] for h in store.ordered(MemoryFilter(project="/a", scopes=(Scope.PROJECT,)),
+                                                    key="created_ts", limit=10)]
+    assert only_a == [6, 1]

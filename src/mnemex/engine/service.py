@@ -174,6 +174,22 @@ class MemoryEngine:
             self.journal.record_read("recall", list(ids))
         return memories
 
+    def timeline(self, anchor_id: str, *, before: int = 3, after: int = 3,
+                 include_history: bool = False) -> tuple[list[Memory], Memory, list[Memory]]:
+        """The memories just before and after an anchor in time, in its project: (earlier, anchor, later)."""
+        if not (0 <= before <= 50 and 0 <= after <= 50):
+            raise InvalidInputError("before and after must be between 0 and 50")
+        anchor = self.get(anchor_id)
+        validity = ValidityMode.TIMELINE if include_history else ValidityMode.CURRENT
+        base = dict(project=anchor.project, validity=validity)
+        earlier = self.store.ordered(MemoryFilter(created_before=anchor.created_at, **base),
+                                     key="created_ts", descending=True, limit=before) if before else []
+        later = self.store.ordered(MemoryFilter(created_after=anchor.created_at, **base),
+                                   key="created_ts", limit=after + 1) if after else []
+        earlier_m = [payload_to_memory(h.payload) for h in reversed(earlier)]
+        later_m = [payload_to_memory(h.payload) for h in later if h.id != anchor.id][:after]
+        return earlier_m, anchor, later_m
+
     def export(self, *, include_all: bool = True) -> Iterator[Memory]:
         """Every memory (all validity states), in store order."""
         flt = MemoryFilter(validity=ValidityMode.TIMELINE if include_all else ValidityMode.CURRENT)

@@ -99,6 +99,10 @@ class MemoryStore(Protocol):
 
     def count(self, filter: MemoryFilter) -> int: ...
 
+    def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
+                limit: int = 20) -> list[StoredHit]:
+        """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""
+
     def read_identity(self) -> dict[str, Any] | None:
         """The embedding identity recorded with the collection, None for a new collection."""
 

@@ -257,6 +257,16 @@ class EdgeStore:
         hits = [to_hit(r, 1.0, with_vectors) for r in records]
         return hits, (str(next_offset) if next_offset is not None else None)
 
+    def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
+                limit: int = 20) -> list[StoredHit]:
+        """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""
+        direction = qe.Direction.Desc if descending else qe.Direction.Asc
+        records, _ = self._live().scroll(qe.ScrollRequest(
+            limit=limit, filter=edge_filter(filter), with_payload=True, with_vector=False,
+            order_by=qe.OrderBy(key, direction=direction),
+        ))
+        return [to_hit(r, 1.0, False) for r in records]
+
     def count(self, filter: MemoryFilter) -> int:
         return int(self._live().count(qe.CountRequest(exact=True, filter=edge_filter(filter))))
 

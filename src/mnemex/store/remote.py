@@ -255,6 +255,15 @@ class RemoteStore:
         hits = [to_hit(r, 1.0, with_vectors) for r in records]
         return hits, (str(next_offset) if next_offset is not None else None)
 
+    def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
+                limit: int = 20) -> list[StoredHit]:
+        """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""
+        order = models.OrderBy(key=key, direction=models.Direction.DESC if descending else models.Direction.ASC)
+        with self._lock:
+            records, _ = self._client.scroll(self.collection, scroll_filter=remote_filter(filter), limit=limit,
+                                             with_payload=True, with_vectors=False, order_by=order)
+        return [to_hit(r, 1.0, False) for r in records]
+
     def count(self, filter: MemoryFilter) -> int:
         with self._lock:
             return int(self._client.count(self.collection, count_filter=remote_filter(filter), exact=True).count)
