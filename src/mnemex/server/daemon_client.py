@@ -33,6 +33,10 @@ START_TIMEOUT = 60.0
 LOG_ROTATE_BYTES = 2_000_000
 
 
+class NotDelivered(ConnectionError):
+    """No daemon accepted the connection: the message was certainly not processed (safe to retry)."""
+
+
 class UnixHTTPConnection(http.client.HTTPConnection):
     """http.client over a Unix socket; the Host header says `localhost` (the daemon allows it)."""
 
@@ -83,16 +87,28 @@ def iter_sse(resp: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
 def post(sock_path: str | Path, message: dict[str, Any] | None, headers: dict[str, str], *,
          timeout: float | None, method: str = "POST",
          on_message: Callable[[dict[str, Any]], None] | None = None) -> Reply:
-    """Send one message to the daemon; messages of a JSON or SSE answer go to `on_message` as
-    they arrive (or into `Reply.messages`). Raises OSError when no daemon listens."""
+    """Send one message to the daemon; the messages of its JSON or SSE answer go to `on_message`
+    as they arrive (unless the HTTP status is an error), and into `Reply.messages`. Raises NotDelivered when no daemon listens, another
+    OSError when the connection broke after the message was sent."""
     conn = UnixHTTPConnection(sock_path, timeout=timeout)
     try:
+        try:
+            conn.connect()
+        except OSError as exc:
+            raise NotDelivered(f"no mnemex daemon on {sock_path}: {exc}") from exc
         body = json.dumps(message, ensure_ascii=False).encode("utf-8") if message is not None else None
         conn.request(method, MCP_PATH, body=body, headers={
             "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
         resp = conn.getresponse()
         reply = Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()})
-        sink = on_message or reply.messages.append
+
+        stream = on_message if reply.status < 400 else None  # rejections: the caller decides
+
+        def sink(msg: dict[str, Any]) -> None:
+            reply.messages.append(msg)
+            if stream is not None:
+                stream(msg)
+
         ctype = reply.headers.get("content-type", "")
         if ctype.startswith("text/event-stream"):
             for msg in iter_sse(resp):
