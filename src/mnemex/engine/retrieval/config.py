@@ -1,31 +1,117 @@
 """The read path as data: a frozen `RetrievalConfig` plus named recipes.
 
 Override per call with `DEFAULT.model_copy(update={...})`; recipes are never mutated.
+Every number starts from the seed documents (RRF K=60, MMR λ=0.7, entity +0.1 per
+entity, episode +0.15, intent weight table) or from what was measured on the LoCoMo dev
+conversations (benchmarks/RESULTS.md); the measured choices are noted field by field.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from mnemex.engine.retrieval.query.intent import Intent
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class CompositeWeights(_Frozen):
+    """Boosts added to the fused relevance (which is about 0..1.5) by `scoring.composite_score`."""
+
+    entity: float = Field(0.08, ge=0, description="Per entity the query names that the memory is about (speaker, entities, tags, reference).")
+    entity_cap: int = Field(2, ge=0, description="At most this many entities count.")
+    session: float = Field(0.15, ge=0, description="Memory from the caller's current session (seed: episode boost 0.15).")
+    temporal: float = Field(0.15, ge=0, description="Memory created inside the query's time window.")
+    temporal_slack_days: float = Field(3.0, ge=0, description="Window widened by this much on both sides.")
+    activation: float = Field(0.05, ge=0, description="ACT-R activation (recency and use), 0..1.")
+    importance: float = Field(0.05, ge=0, description="Times (importance - 0.5).")
+    utility: float = Field(0.05, ge=0, description="Times metadata['utility'] when the lifecycle has set it.")
+    pinned: float = Field(0.05, ge=0, description="Pinned memories (truth anchors).")
+    low_trust_below: float = Field(0.3, ge=0, le=1, description="Source confidence under which a memory is deprioritised.")
+    low_trust_factor: float = Field(0.8, ge=0, le=1, description="Score factor for low-trust memories.")
+
+
+class IntentProfile(_Frozen):
+    """Per-intent overrides of the fusion weights and candidate pool."""
+
+    dense_weight: float = Field(ge=0)
+    sparse_weight: float = Field(ge=0)
+    candidates: int = Field(ge=1, le=1000)
+
+
+#: The seed's router table (vector/FTS weights, limits). Not the default: on LoCoMo dev a single
+#: balanced profile did as well (see RESULTS.md); kept as the `SEED_ROUTER` recipe.
+SEED_INTENT_PROFILES: dict[Intent, IntentProfile] = {
+    Intent.FACTUAL: IntentProfile(dense_weight=0.6, sparse_weight=0.4, candidates=100),
+    Intent.TEMPORAL: IntentProfile(dense_weight=0.4, sparse_weight=0.6, candidates=150),
+    Intent.CAUSAL: IntentProfile(dense_weight=0.5, sparse_weight=0.5, candidates=200),
+    Intent.ENTITY: IntentProfile(dense_weight=0.5, sparse_weight=0.5, candidates=150),
+    Intent.PREFERENCE: IntentProfile(dense_weight=0.5, sparse_weight=0.5, candidates=100),
+    Intent.PROCEDURAL: IntentProfile(dense_weight=0.5, sparse_weight=0.5, candidates=100),
+    Intent.GENERAL: IntentProfile(dense_weight=0.5, sparse_weight=0.5, candidates=100),
+}
+
+
 class RetrievalConfig(_Frozen):
     """Which stages run and with which numbers."""
 
-    # candidate generation
-    use_dense: bool = Field(True, description="Run the dense (embedding) prefetch.")
-    use_sparse: bool = Field(True, description="Run the BM25 prefetch.")
-    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense list in RRF.")
-    sparse_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 list in RRF.")
-    candidates: int = Field(50, ge=1, le=1000, description="Candidates per prefetch.")
+    # -- query stages
+    gate: bool = Field(True, description="Skip retrieval for trivial messages ('ok', 'thanks', '/clear').")
+    intent_routing: bool = Field(False, description="Pick fusion weights per intent from `intent_profiles`.")
+    intent_profiles: dict[Intent, IntentProfile] = Field(default_factory=dict)
+    hyde: bool = Field(False, description="Template HyDE: average the query embedding with 2 declarative rewrites (measured neutral on LoCoMo; costs an embedding batch).")
+    hyde_weight: float = Field(0.5, ge=0, description="Weight of the rewrites' mean vector against the query vector.")
+    decomposition: bool = Field(True, description="Split compound questions into sub-queries fused by RRF.")
+    max_subqueries: int = Field(4, ge=1, le=8)
+    temporal: bool = Field(True, description="Parse time expressions ('last week', 'in May 2023', 'before the migration').")
+    temporal_filter: bool = Field(False, description="Use the time window as a hard filter instead of a boost.")
+
+    # -- candidate generation and fusion
+    use_dense: bool = Field(True, description="Run the dense (embedding) search.")
+    use_sparse: bool = Field(True, description="Run the BM25 search.")
+    fusion: Literal["score", "rrf"] = Field("score", description="score: weighted max-normalised BM25 + cosine (measured +8 R@10 over RRF); rrf: weighted reciprocal rank fusion.")
+    dense_weight: float = Field(0.5, ge=0.0, description="Weight of the dense signal.")
+    sparse_weight: float = Field(0.5, ge=0.0, description="Weight of the BM25 signal.")
+    candidates: int = Field(100, ge=1, le=1000, description="Candidates per search.")
     rrf_k: int = Field(60, ge=1, description="RRF constant K: score = w / (K + rank).")
+
+    # -- neighbours in time (same session, adjacent created_at)
+    propagation: bool = Field(True, description="A memory inherits part of its neighbours' relevance (answers follow questions).")
+    propagate_top: int = Field(30, ge=1, le=200, description="Neighbours are looked up for this many top candidates.")
+    answer_weight: float = Field(0.5, ge=0, description="Share of the previous memory's relevance when that memory asks a question.")
+    follow_weight: float = Field(0.1, ge=0, description="Share of the previous memory's relevance otherwise.")
+    lead_weight: float = Field(0.2, ge=0, description="Share of the next memory's relevance.")
+    context_neighbours: bool = Field(False, description="Also return the neighbours of the top hits, marked context_of.")
+    context_hits: int = Field(3, ge=0, description="How many top hits get their neighbours attached.")
+
+    # -- re-scoring and diversification
+    composite: bool = Field(True, description="Add entity/session/temporal/activation/importance/utility boosts.")
+    weights: CompositeWeights = CompositeWeights()
+    mmr: bool = Field(False, description="MMR diversity re-rank (measured -0.3 R@10 on LoCoMo: off by default).")
+    mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR trade-off: 1 = relevance only.")
+    mmr_pool: int = Field(40, ge=1, le=500, description="Top candidates MMR chooses from.")
+    dedupe_above: float = Field(0.97, ge=0.0, le=1.0, description="Drop a result whose cosine to a better one is above this (near-duplicates); 1 = off.")
     min_score: float = Field(0.0, ge=0.0, description="Drop results whose final score is below this.")
 
 
 DEFAULT = RetrievalConfig()
-PLAIN_RRF = RetrievalConfig()
-BM25_ONLY = RetrievalConfig(use_dense=False)
-DENSE_ONLY = RetrievalConfig(use_sparse=False)
+#: Dense and BM25 fused by plain RRF (K=60), nothing else: the naive hybrid baseline.
+PLAIN_RRF = RetrievalConfig(
+    fusion="rrf", dense_weight=1.0, sparse_weight=1.0, candidates=50, propagation=False, composite=False,
+    decomposition=False, temporal=False, dedupe_above=1.0,
+)
+BM25_ONLY = PLAIN_RRF.model_copy(update={"use_dense": False})
+DENSE_ONLY = PLAIN_RRF.model_copy(update={"use_sparse": False})
+#: The seed's intent router table on top of the default pipeline.
+SEED_ROUTER = DEFAULT.model_copy(update={"intent_routing": True, "intent_profiles": SEED_INTENT_PROFILES})
+#: Fastest useful path: one hybrid store query, no neighbour lookups, no re-scoring.
+FAST = DEFAULT.model_copy(update={"propagation": False, "composite": False, "decomposition": False})
+
+RECIPES: dict[str, RetrievalConfig] = {
+    "default": DEFAULT, "plain_rrf": PLAIN_RRF, "bm25_only": BM25_ONLY, "dense_only": DENSE_ONLY,
+    "seed_router": SEED_ROUTER, "fast": FAST,
+}

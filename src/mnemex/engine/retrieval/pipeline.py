@@ -1,15 +1,32 @@
-"""`Retriever`: one search over a `MemoryStore`, returning ranked memories with reasons."""
+"""`Retriever`: one search over a `MemoryStore`, returning ranked memories with reasons.
+
+Stages (each switchable in `RetrievalConfig`):
+  gate → plan (intent, time window, sub-queries) → per sub-query: dense search + BM25 search,
+  fused by score (or RRF) → sub-queries fused by RRF → neighbour propagation (same session,
+  adjacent in time) → composite re-score → near-duplicate removal / MMR → confidence.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Sequence
 
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.engine.retrieval.config import DEFAULT, RetrievalConfig
-from mnemex.models import Memory, MemoryFilter
-from mnemex.store.base import HybridQuery, MemoryStore
+from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
+from mnemex.engine.retrieval.neighbours import SessionTimeline
+from mnemex.engine.retrieval.query import (
+    QueryPlan,
+    TimeWindow,
+    hypothetical_documents,
+    is_trivial,
+    plan_query,
+)
+from mnemex.engine.retrieval.scoring import composite_score, confidence, query_entities
+from mnemex.models import Memory, MemoryFilter, utcnow
+from mnemex.store.base import HybridQuery, MemoryStore, StoredHit
 from mnemex.store.payload import payload_to_memory
 
 
@@ -24,6 +41,22 @@ class RankedMemory:
     context_of: str | None = None  # id of the hit this memory is a neighbour in time of
 
 
+@dataclass(slots=True)
+class _Candidate:
+    hit: StoredHit
+    cosine: float | None = None
+    bm25: float = 0.0
+    bm25_share: float = 0.0
+    relevance: float = 0.0
+    why: list[str] = field(default_factory=list)
+    memory: Memory | None = None
+
+    def as_memory(self) -> Memory:
+        if self.memory is None:
+            self.memory = payload_to_memory(self.hit.payload)
+        return self.memory
+
+
 class Retriever:
     """Runs the read path for one store. Thread-safe as long as the store and embedders are."""
 
@@ -34,32 +67,287 @@ class Retriever:
         self._sparse = sparse
         self.config = config
 
-    def search(self, query: str, *, filter: MemoryFilter, limit: int = 10,
-               config: RetrievalConfig | None = None, now: datetime | None = None,
-               session_id: str | None = None, neighbours: bool | None = None) -> list[RankedMemory]:
+    # ------------------------------------------------------------------ public
+    def search(self, query: str, *, filter: MemoryFilter, limit: int = 10, config: RetrievalConfig | None = None,
+               now: datetime | None = None, session_id: str | None = None,
+               neighbours: bool | None = None) -> list[RankedMemory]:
+        """The best `limit` memories for `query` among those `filter` lets through, best first.
+
+        `now` anchors relative time expressions and recency (default: the current time);
+        `session_id` boosts the caller's own session; `neighbours` overrides
+        `config.context_neighbours` (attach the neighbours in time of the top hits).
+        """
         cfg = config or self.config
-        query = query.strip()
-        if not query or limit <= 0:
+        if neighbours is not None:
+            cfg = cfg.model_copy(update={"context_neighbours": neighbours})
+        text = query.strip()
+        if not text or limit <= 0 or (cfg.gate and is_trivial(text)):
             return []
-        dense = self._dense.embed_query(query) if cfg.use_dense else None
-        sparse = self._sparse.embed_query(query) if cfg.use_sparse else None
-        if sparse is not None and not sparse.indices:
-            sparse = None
-        if dense is None and sparse is None:
+        now = now or utcnow()
+        plan = plan_query(text, now=now, temporal=cfg.temporal, decomposition=cfg.decomposition,
+                          max_subqueries=cfg.max_subqueries)
+        flt = filter
+        window = plan.window
+        if window is not None and window.anchor:
+            window = self._resolve_anchor(window, flt, cfg)
+        if window is not None and cfg.temporal_filter and (window.start or window.end):
+            flt = _narrow(flt, window)
+
+        qvec, cands = self._fused_candidates(plan, flt, cfg, limit)
+        if not cands:
             return []
-        hits = self._store.query(HybridQuery(
-            dense=dense, sparse=sparse, filter=filter, limit=limit,
-            candidates=max(cfg.candidates, limit), dense_weight=cfg.dense_weight,
-            sparse_weight=cfg.sparse_weight, rrf_k=cfg.rrf_k,
-        ))
-        if not hits:
-            return []
-        top = hits[0].score or 1.0
-        why = tuple(name for name, on in (("dense", dense is not None), ("bm25", sparse is not None)) if on)
-        out = []
-        for hit in hits[:limit]:
-            if hit.score < cfg.min_score:
+        if cfg.propagation:
+            cands = self._propagate(cands, qvec, flt, cfg)
+        order = ranked({cid: c.relevance for cid, c in cands.items()})
+        if cfg.composite:
+            order = self._rescore(order, cands, cfg, plan, window, now, session_id, limit)
+        order = self._diversify(order, cands, cfg, limit)
+        return self._results(order[:limit], cands, cfg, flt, limit)
+
+    # ------------------------------------------------------- candidate search
+    def _fused_candidates(self, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,
+                          limit: int) -> tuple[list[float] | None, dict[str, _Candidate]]:
+        dense_w, sparse_w, pool = cfg.dense_weight, cfg.sparse_weight, max(cfg.candidates, limit)
+        if cfg.intent_routing and plan.intent in cfg.intent_profiles:
+            prof = cfg.intent_profiles[plan.intent]
+            dense_w, sparse_w, pool = prof.dense_weight, prof.sparse_weight, max(prof.candidates, limit)
+        if len(plan.subqueries) == 1:
+            return self._search_one(plan.text, plan, flt, cfg, dense_w, sparse_w, pool)
+        # Compound question: the whole query and each part run separately, fused by RRF.
+        qvec, merged = self._search_one(plan.text, plan, flt, cfg, dense_w, sparse_w, pool)
+        lists = [ranked({k: c.relevance for k, c in merged.items()})]
+        best = max((c.relevance for c in merged.values()), default=1.0)
+        for sub in plan.subqueries:
+            _, part = self._search_one(sub, plan, flt, cfg, dense_w, sparse_w, pool)
+            lists.append(ranked({k: c.relevance for k, c in part.items()}))
+            for key, cand in part.items():
+                if key not in merged:
+                    merged[key] = cand
+                    cand.why.append("subquery")
+        fused = max_normalize(rrf(lists, k=cfg.rrf_k))
+        for key, cand in merged.items():
+            cand.relevance = fused.get(key, 0.0) * best
+        return qvec, merged
+
+    def _search_one(self, text: str, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,
+                    dense_w: float, sparse_w: float, pool: int) -> tuple[list[float] | None, dict[str, _Candidate]]:
+        qvec = self._query_vector(text, plan, cfg) if cfg.use_dense else None
+        svec = self._sparse.embed_query(text) if cfg.use_sparse else None
+        if svec is not None and not svec.indices:
+            svec = None
+        cands: dict[str, _Candidate] = {}
+        dense_hits = self._store.query(HybridQuery(dense=qvec, sparse=None, filter=flt, limit=pool)) if qvec is not None else []
+        sparse_hits = self._store.query(HybridQuery(dense=None, sparse=svec, filter=flt, limit=pool)) if svec is not None else []
+        for h in dense_hits:
+            cands[h.id] = _Candidate(hit=h, cosine=h.score, why=["dense"])
+        for h in sparse_hits:
+            cand = cands.get(h.id)
+            if cand is None:
+                cand = cands[h.id] = _Candidate(hit=h)
+            cand.bm25 = h.score
+            cand.why.append("bm25")
+        if not cands:
+            return qvec, cands
+        bm25_top = max((c.bm25 for c in cands.values()), default=0.0)
+        for cand in cands.values():
+            cand.bm25_share = cand.bm25 / bm25_top if bm25_top > 0 else 0.0
+        if qvec is not None:
+            missing = [k for k, c in cands.items() if c.cosine is None]
+            if missing:
+                for key, score in self._store.dense_scores(qvec, missing).items():
+                    cands[key].cosine = score
+        if cfg.fusion == "rrf":
+            scores = rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
+                         [dense_w, sparse_w], k=cfg.rrf_k)
+        else:
+            scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
+                                   {k: c.cosine for k, c in cands.items() if c.cosine is not None},
+                                   sparse_weight=sparse_w, dense_weight=dense_w)
+        for key, cand in cands.items():
+            cand.relevance = scores.get(key, 0.0)
+        return qvec, cands
+
+    def _query_vector(self, text: str, plan: QueryPlan, cfg: RetrievalConfig) -> list[float]:
+        vec = self._dense.embed_query(text)
+        if not cfg.hyde or cfg.hyde_weight <= 0:
+            return vec
+        variants = hypothetical_documents(text, plan.intent)
+        if not variants:
+            return vec
+        extra = self._dense.embed_documents(variants)
+        mixed = [v + cfg.hyde_weight * sum(e[i] for e in extra) / len(extra) for i, v in enumerate(vec)]
+        norm = sum(x * x for x in mixed) ** 0.5 or 1.0
+        return [x / norm for x in mixed]
+
+    def _resolve_anchor(self, window: TimeWindow, flt: MemoryFilter, cfg: RetrievalConfig) -> TimeWindow | None:
+        """"before/after <event>": the time of the best match for the event bounds the window."""
+        assert window.anchor is not None
+        probe = cfg.model_copy(update={"propagation": False, "composite": False, "decomposition": False,
+                                       "temporal": False, "hyde": False, "candidates": 10})
+        plan = QueryPlan(text=window.anchor, intent=plan_query(window.anchor, now=utcnow()).intent,
+                         window=None, subqueries=(window.anchor,))
+        _, cands = self._search_one(window.anchor, plan, flt, probe, probe.dense_weight, probe.sparse_weight, 10)
+        if not cands:
+            return None
+        best = max(cands.values(), key=lambda c: c.relevance)
+        if best.bm25_share <= 0 and (best.cosine or 0.0) < 0.5:
+            return None  # the event is not in memory: no reliable bound
+        when = best.as_memory().created_at
+        if window.anchor_side == "before":
+            return TimeWindow(None, when, text=window.text)
+        return TimeWindow(when, None, text=window.text)
+
+    # -------------------------------------------------------------- neighbours
+    def _propagate(self, cands: dict[str, _Candidate], qvec: list[float] | None, flt: MemoryFilter,
+                   cfg: RetrievalConfig) -> dict[str, _Candidate]:
+        """Answers follow questions: a memory gains a share of its neighbours' relevance.
+
+        Neighbours are the previous/next memories of the same session by created_at. Only the
+        top `propagate_top` candidates and their neighbours are considered; a neighbour that was
+        not a candidate is scored by its cosine alone (its BM25 was below the candidate cut).
+        """
+        top = ranked({k: c.relevance for k, c in cands.items()})[: cfg.propagate_top]
+        timeline = SessionTimeline.around(self._store, [cands[k].hit for k in top], flt)
+        if timeline.empty:
+            return cands
+        focus = set(top)
+        for key in top:
+            focus.update(n for n in timeline.neighbours(key) if n is not None)
+        scope = set(focus)
+        for key in focus:
+            scope.update(n for n in timeline.neighbours(key) if n is not None)
+        new = [k for k in scope if k not in cands]
+        if new:
+            scores = self._store.dense_scores(qvec, new) if qvec is not None else {}
+            for key in new:
+                hit = timeline.hit(key)
+                if hit is None:
+                    continue
+                cos = scores.get(key)
+                cands[key] = _Candidate(hit=hit, cosine=cos, relevance=cfg.dense_weight * cos if cos is not None else 0.0)
+        base = {k: c.relevance for k, c in cands.items()}
+        for key in focus:
+            if key not in cands:
                 continue
-            out.append(RankedMemory(memory=payload_to_memory(hit.payload), score=float(hit.score),
-                                    confidence=max(0.0, min(1.0, hit.score / top)), why=why))
+            prev_key, next_key = timeline.neighbours(key)
+            gain = 0.0
+            if prev_key is not None and prev_key in base:
+                share = cfg.answer_weight if _asks(cands[prev_key].hit) else cfg.follow_weight
+                gain += share * base[prev_key]
+            if next_key is not None and next_key in base:
+                gain += cfg.lead_weight * base[next_key]
+            cand = cands[key]
+            cand.relevance = base[key] + gain
+            if gain > 0.5 * max(base[key], 1e-9) and gain > 0.05:
+                cand.why.append("neighbour")
+        return cands
+
+    # ------------------------------------------------------- re-score, diversify
+    def _rescore(self, order: list[str], cands: dict[str, _Candidate], cfg: RetrievalConfig, plan: QueryPlan,
+                 window: TimeWindow | None, now: datetime, session_id: str | None, limit: int) -> list[str]:
+        head = order[: max(cfg.propagate_top, 3 * limit, cfg.mmr_pool if cfg.mmr else 0)]
+        entities = query_entities(plan.text)
+        scores: dict[str, float] = {}
+        for key in head:
+            cand = cands[key]
+            cand.relevance = composite_score(cand.as_memory(), cand.relevance, weights=cfg.weights, now=now,
+                                             entities=entities, session_id=session_id, window=window,
+                                             why=cand.why)
+            scores[key] = cand.relevance
+        return ranked(scores) + order[len(head):]
+
+    def _diversify(self, order: list[str], cands: dict[str, _Candidate], cfg: RetrievalConfig,
+                   limit: int) -> list[str]:
+        dedupe = cfg.dedupe_above < 1.0
+        if not (cfg.mmr or dedupe) or not cfg.use_dense:
+            return order
+        pool = order[: max(cfg.mmr_pool if cfg.mmr else 0, 2 * limit)]
+        vectors = self._vectors(pool, cands)
+        if not vectors:
+            return order
+
+        def sim(a: str, b: str) -> float:
+            va, vb = vectors.get(a), vectors.get(b)
+            return sum(x * y for x, y in zip(va, vb)) if va is not None and vb is not None else 0.0
+
+        if cfg.mmr:
+            picked = mmr(pool, {k: cands[k].relevance for k in pool}, sim, lambda_=cfg.mmr_lambda, limit=len(pool))
+        else:
+            picked = pool
+        if dedupe:
+            kept: list[str] = []
+            for key in picked:
+                if all(sim(key, other) <= cfg.dedupe_above for other in kept):
+                    kept.append(key)
+                if len(kept) >= limit:
+                    break
+            picked = kept
+        return picked + [k for k in order if k not in set(pool)]
+
+    def _vectors(self, ids: Sequence[str], cands: dict[str, _Candidate]) -> dict[str, Sequence[float]]:
+        out = {k: cands[k].hit.dense for k in ids if cands[k].hit.dense is not None}
+        missing = [k for k in ids if k not in out]
+        if missing:
+            for hit in self._store.retrieve(missing, with_vectors=True):
+                if hit.dense is not None:
+                    out[hit.id] = hit.dense
         return out
+
+    # ------------------------------------------------------------------ output
+    def _results(self, order: list[str], cands: dict[str, _Candidate], cfg: RetrievalConfig,
+                 flt: MemoryFilter, limit: int) -> list[RankedMemory]:
+        results: list[RankedMemory] = []
+        for rank, key in enumerate(order):
+            cand = cands[key]
+            if cand.relevance < cfg.min_score:
+                continue
+            results.append(RankedMemory(
+                memory=cand.as_memory(), score=round(cand.relevance, 6),
+                confidence=confidence(cand.cosine, cand.bm25_share, rank),
+                why=tuple(dict.fromkeys(cand.why)),
+            ))
+        if cfg.context_neighbours and cfg.context_hits and results:
+            results = self._attach_context(results, flt, cfg, limit)
+        return results[:limit]
+
+    def _attach_context(self, results: list[RankedMemory], flt: MemoryFilter, cfg: RetrievalConfig,
+                        limit: int) -> list[RankedMemory]:
+        """Insert the neighbours in time of the top hits right after them (within `limit`)."""
+        anchors = results[: cfg.context_hits]
+        hits = [StoredHit(id=r.memory.id, score=r.score, payload={
+            "session_id": r.memory.provenance.session_id, "created_ts": r.memory.created_at.timestamp(),
+            "recorded_ts": r.memory.recorded_at.timestamp()}) for r in anchors]
+        timeline = SessionTimeline.around(self._store, hits, flt)
+        present = {r.memory.id for r in results}
+        out: list[RankedMemory] = []
+        for i, res in enumerate(results):
+            out.append(res)
+            if i >= len(anchors):
+                continue
+            for key in timeline.neighbours(res.memory.id):
+                hit = timeline.hit(key) if key else None
+                if hit is None or key in present:
+                    continue
+                present.add(key)
+                out.append(RankedMemory(memory=payload_to_memory(hit.payload), score=0.0,
+                                        confidence=round(res.confidence * 0.5, 4), why=("context",),
+                                        context_of=res.memory.id))
+        # context entries displace the weakest hits, never the anchors themselves
+        return out[: max(limit, len(anchors))]
+
+
+def _asks(hit: StoredHit) -> bool:
+    return "?" in str(hit.payload.get("content", ""))
+
+
+def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:
+    after, before = window.start, window.end
+    if flt.created_after is not None and after is not None:
+        after = max(after, flt.created_after)
+    if flt.created_before is not None and before is not None:
+        before = min(before, flt.created_before)
+    return flt.model_copy(update={"created_after": after or flt.created_after,
+                                  "created_before": before or flt.created_before})
+
+
+__all__ = ["RankedMemory", "Retriever"]
