@@ -78,6 +78,15 @@ def acquire_daemon_lock(files: RunFiles, wait: float = LOCK_WAIT_SECONDS) -> Own
         time.sleep(0.05)  # a CLI command or a stale-file check holds it for a moment
 
 
+def socket_security() -> Any:
+    """Host/Origin checks for the socket: the SDK's localhost defaults want a port in the Host
+    header, which a Unix-socket client has none of, so allow the bare names too."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=ALLOWED_HOSTS,
+                                     allowed_origins=[])
+
+
 def bind_socket(files: RunFiles) -> socket.socket:
     """Listen on the run dir's socket, mode 0600 (we hold the lock, so an old file is stale)."""
     path = str(files.socket)
@@ -139,15 +148,12 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
 
 async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
 
     from mnemex.server.app import build_server
     from mnemex.tools.runtime import ToolRuntime
 
     server = build_server(ToolRuntime(engine, default_project=None))
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                         allowed_hosts=ALLOWED_HOSTS, allowed_origins=[])
-    activity = Activity(server.streamable_http_app(transport_security=security))
+    activity = Activity(server.streamable_http_app(transport_security=socket_security()))
     write_server_info(files, server)
     config = uvicorn.Config(activity, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5, http="h11", ws="none")

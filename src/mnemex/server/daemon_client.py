@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,6 +183,8 @@ def start_daemon(files: RunFiles, *, env: dict[str, str] | None = None, timeout:
     respawns = 0
     while True:
         if files.socket_answers(0.5):
+            if proc is not None:  # reap it whenever it exits, so no zombie outlives it in a long-lived relay
+                threading.Thread(target=proc.wait, name="mnemex-reap", daemon=True).start()
             return files.socket
         rc = proc.poll() if proc is not None else None
         if rc not in (None, 0):
