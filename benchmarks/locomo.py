@@ -27,7 +27,7 @@ import tempfile
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from mnemex.config import Settings
 from mnemex.engine.factory import build_embedder, build_engine
@@ -43,8 +43,6 @@ _MONTHS = {m: i for i, m in enumerate(
 _embedder = None
 _tmp_root: Path | None = None
 _engines: list = []
-#: Retrieval recipe for the engines built here (None = the engine's default); the ablation sets it.
-CONFIG: RetrievalConfig | None = None
 
 
 def session_datetime(text: str) -> datetime:
@@ -101,8 +99,8 @@ def _cleanup() -> None:
         shutil.rmtree(_tmp_root, ignore_errors=True)
 
 
-def make_search(memories: list[dict]) -> Callable[[str, int], list[str]]:
-    """Build a fresh store from one conversation's turns; return search(query, k) -> [dia_id]."""
+def build_conversation(memories: list[dict]) -> tuple[Any, dict[str, str]]:
+    """A fresh engine holding one conversation's turns, and the map mnemex id -> dia_id."""
     data_dir = _fresh_dir()
     settings = Settings(data_dir=data_dir)
     models_dir = Path(os.environ.get("MNEMEX_BENCH_MODELS", tempfile.gettempdir())) / "mnemex-bench-models"
@@ -110,8 +108,6 @@ def make_search(memories: list[dict]) -> Callable[[str, int], list[str]]:
     conv = memories[0]["conv"] if memories else "conv"
     project = f"locomo/{conv}"
     engine = build_engine(settings, default_project=project, embedder=embedder)
-    if CONFIG is not None:
-        engine.retriever.config = CONFIG
     _engines.append(engine)
     position: dict[int, int] = {}
     batch = []
@@ -119,10 +115,21 @@ def make_search(memories: list[dict]) -> Callable[[str, int], list[str]]:
         n = position.get(turn["session"], 0)
         position[turn["session"]] = n + 1
         batch.append(to_memory(turn, n, project))
-    engine.import_memories(batch, batch=len(batch) or 1)
-    back = {memory_id(conv, t["id"]): t["id"] for t in memories}
+    engine.import_memories(batch, batch=256)
+    return engine, {memory_id(conv, t["id"]): t["id"] for t in memories}
+
+
+def searcher(engine: Any, back: dict[str, str], config: RetrievalConfig | None = None) -> Callable[[str, int], list[str]]:
+    """search(query, k) -> [dia_id] through `MemoryEngine.search` (the search_memory path)."""
+    options = {"config": config} if config is not None else {}
 
     def search(query: str, k: int) -> list[str]:
-        return [back.get(r.memory.id, r.memory.id) for r in engine.search(query, limit=k)]
+        return [back.get(r.memory.id, r.memory.id) for r in engine.search(query, limit=k, **options)]
 
     return search
+
+
+def make_search(memories: list[dict]) -> Callable[[str, int], list[str]]:
+    """Build a fresh store from one conversation's turns; return search(query, k) -> [dia_id]."""
+    engine, back = build_conversation(memories)
+    return searcher(engine, back)

@@ -12,16 +12,23 @@ from qdrant_edge import Bm25, Bm25Config
 
 from mnemex.store.base import SparseVec
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[a-z][A-Z][A-Za-z0-9_]*")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+# identifiers with an inner case change: parseConfig, HTTPServer, getHTTPResponse, Http2Server
+_IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9_]*\b")
 
 
 def expand_code_tokens(text: str) -> str:
-    """Append the parts of camelCase identifiers so `parseConfig` also matches `parse config`.
+    """Append the parts of camelCase/PascalCase identifiers so `parseConfig` also matches
+    `parse config` and `HTTPServer` matches `http server`.
 
-    snake_case, paths and dotted names are already split on punctuation by the BM25 tokenizer.
+    snake_case, kebab-case, paths, dotted names and error codes (E1101, ERR_SSL_PROTOCOL) are
+    already split on punctuation by the BM25 tokenizer, so they need nothing here.
     """
-    extra = [" ".join(_CAMEL.split(m.group(0))) for m in _IDENT.finditer(text)]
+    extra = []
+    for m in _IDENT.finditer(text):
+        parts = [p for p in _CAMEL.split(m.group(0).replace("_", " ")) if p.strip()]
+        if len(parts) > 1:
+            extra.append(" ".join(parts))
     return f"{text} {' '.join(extra)}" if extra else text
 
 

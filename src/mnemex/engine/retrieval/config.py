@@ -94,7 +94,7 @@ class RetrievalConfig(_Frozen):
     mmr: bool = Field(False, description="MMR diversity re-rank (measured -0.3 R@10 on LoCoMo: off by default).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR trade-off: 1 = relevance only.")
     mmr_pool: int = Field(40, ge=1, le=500, description="Top candidates MMR chooses from.")
-    dedupe_above: float = Field(0.97, ge=0.0, le=1.0, description="Drop a result whose cosine to a better one is above this (near-duplicates); 1 = off.")
+    dedupe_above: float = Field(1.0, ge=0.0, le=1.0, description="Drop a result whose cosine to a better one is above this; 1 = off (the write path already merges near-duplicates).")
     min_score: float = Field(0.0, ge=0.0, description="Drop results whose final score is below this.")
 
 

@@ -53,16 +53,15 @@ def mmr(candidates: Sequence[K], relevance: Mapping[K, float], similarity: Calla
         lambda_: float = 0.7, limit: int = 10) -> list[K]:
     """Maximal marginal relevance: greedily pick argmax  λ·rel(d) − (1−λ)·max_{s∈picked} sim(d, s).
 
-    `relevance` is min-max normalised over `candidates` first so λ means the same whatever the
-    score scale. λ = 1 returns the candidates by relevance.
+    `relevance` is divided by its maximum over `candidates` first so λ means the same whatever
+    the score scale. λ = 1 returns the candidates by relevance.
     """
     pool = list(dict.fromkeys(candidates))
     if not pool or limit <= 0:
         return []
-    values = [relevance.get(c, 0.0) for c in pool]
-    lo, hi = min(values), max(values)
-    span = (hi - lo) or 1.0
-    rel = {c: (relevance.get(c, 0.0) - lo) / span for c in pool}
+    top = max(relevance.get(c, 0.0) for c in pool)
+    scale = top if top > 0 else 1.0
+    rel = {c: relevance.get(c, 0.0) / scale for c in pool}
     picked: list[K] = []
     redundancy = {c: -math.inf for c in pool}
     while pool and len(picked) < limit:

@@ -1,22 +1,32 @@
 """Neighbours in time: the memories just before and after a hit in the same session.
 
-A session's order is (created_at, recorded_at, id). The timeline is built per query from
-one scroll per session touched, restricted to a time window around the hits, so a long
-session costs no more than its part near the hits.
+A session's order is (created_at, recorded_at, id). `TimelineCache` keeps, per session, only
+the ordered ids and whether each memory asks a question; it is checked against the store's
+count for the session on every use, so a write to the session rebuilds it. Sessions larger
+than `max_cached` are read around the hits instead of whole.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
-from mnemex.models import MemoryFilter
+from mnemex.models import MemoryFilter, ValidityMode
 from mnemex.store.base import MemoryStore, StoredHit
 
-#: How far around the hits a session is scanned, and at most how many of its memories.
+#: How far around the hits a session too large to cache is read.
 WINDOW = timedelta(hours=12)
-MAX_PER_SESSION = 512
+
+
+@dataclass(frozen=True, slots=True)
+class _Timeline:
+    count: int
+    ids: tuple[str, ...]
+    asks: tuple[bool, ...]
+    position: dict[str, int]
 
 
 def _order_key(hit: StoredHit) -> tuple[float, float, str]:
@@ -24,40 +34,88 @@ def _order_key(hit: StoredHit) -> tuple[float, float, str]:
     return (float(p.get("created_ts") or 0.0), float(p.get("recorded_ts") or 0.0), hit.id)
 
 
-@dataclass(slots=True)
-class SessionTimeline:
-    """prev/next links for the memories of the sessions a set of hits belongs to."""
+def _build(members: list[StoredHit], count: int) -> _Timeline:
+    members.sort(key=_order_key)
+    ids = tuple(h.id for h in members)
+    asks = tuple("?" in str(h.payload.get("content", "")) for h in members)
+    return _Timeline(count=count, ids=ids, asks=asks, position={k: i for i, k in enumerate(ids)})
 
-    _links: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
-    _hits: dict[str, StoredHit] = field(default_factory=dict)
 
-    @property
-    def empty(self) -> bool:
-        return not self._links
+class TimelineCache:
+    """Ordered ids per session, shared by all queries of one `Retriever`."""
 
-    def neighbours(self, memory_id: str) -> tuple[str | None, str | None]:
-        return self._links.get(memory_id, (None, None))
+    def __init__(self, max_sessions: int = 512, max_cached: int = 2000):
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, _Timeline] = OrderedDict()
+        self._max_sessions = max_sessions
+        self._max_cached = max_cached
 
-    def hit(self, memory_id: str) -> StoredHit | None:
-        return self._hits.get(memory_id)
-
-    @classmethod
-    def around(cls, store: MemoryStore, hits: Iterable[StoredHit], flt: MemoryFilter) -> "SessionTimeline":
+    def links(self, store: MemoryStore, hits: Iterable[StoredHit]) -> "Links":
+        """prev/next/asks for every memory of the sessions `hits` belong to."""
         by_session: dict[str, list[float]] = {}
         for h in hits:
             sid = h.payload.get("session_id")
             if sid:
                 by_session.setdefault(str(sid), []).append(float(h.payload.get("created_ts") or 0.0))
-        timeline = cls()
-        base = flt.model_copy(update={"ids": (), "created_after": None, "created_before": None})
+        links = Links()
         for sid, stamps in by_session.items():
+            timeline = self._timeline(store, sid, stamps)
+            if timeline is not None:
+                links.add(timeline)
+        return links
+
+    def _timeline(self, store: MemoryStore, sid: str, stamps: list[float]) -> _Timeline | None:
+        flt = MemoryFilter(session_id=sid, validity=ValidityMode.TIMELINE)
+        count = store.count(flt)
+        if count <= 1:
+            return None
+        with self._lock:
+            cached = self._cache.get(sid)
+            if cached is not None and cached.count == count:
+                self._cache.move_to_end(sid)
+                return cached
+        if count > self._max_cached:
             lo = datetime.fromtimestamp(min(stamps), tz=timezone.utc) - WINDOW
             hi = datetime.fromtimestamp(max(stamps), tz=timezone.utc) + WINDOW
-            members, _ = store.scroll(base.model_copy(update={"session_id": sid, "created_after": lo,
-                                                              "created_before": hi}), limit=MAX_PER_SESSION)
-            members.sort(key=_order_key)
-            for i, h in enumerate(members):
-                timeline._hits[h.id] = h
-                timeline._links[h.id] = (members[i - 1].id if i > 0 else None,
-                                         members[i + 1].id if i + 1 < len(members) else None)
+            members, _ = store.scroll(flt.model_copy(update={"created_after": lo, "created_before": hi}),
+                                      limit=self._max_cached)
+            return _build(members, count)
+        members: list[StoredHit] = []
+        offset: str | None = None
+        while True:
+            page, offset = store.scroll(flt, limit=min(count + 1, 1024), offset=offset)
+            members.extend(page)
+            if offset is None:
+                break
+        timeline = _build(members, count)
+        with self._lock:
+            self._cache[sid] = timeline
+            while len(self._cache) > self._max_sessions:
+                self._cache.popitem(last=False)
         return timeline
+
+
+class Links:
+    """prev/next links and question flags for a set of session timelines."""
+
+    def __init__(self) -> None:
+        self._timelines: dict[str, _Timeline] = {}
+
+    def add(self, timeline: _Timeline) -> None:
+        for key in timeline.ids:
+            self._timelines[key] = timeline
+
+    @property
+    def empty(self) -> bool:
+        return not self._timelines
+
+    def neighbours(self, memory_id: str) -> tuple[str | None, str | None]:
+        tl = self._timelines.get(memory_id)
+        if tl is None:
+            return None, None
+        i = tl.position[memory_id]
+        return (tl.ids[i - 1] if i > 0 else None, tl.ids[i + 1] if i + 1 < len(tl.ids) else None)
+
+    def asks(self, memory_id: str) -> bool:
+        tl = self._timelines.get(memory_id)
+        return bool(tl is not None and tl.asks[tl.position[memory_id]])

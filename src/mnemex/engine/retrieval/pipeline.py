@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
+import numpy as np
+
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.engine.retrieval.config import DEFAULT, RetrievalConfig
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
-from mnemex.engine.retrieval.neighbours import SessionTimeline
+from mnemex.engine.retrieval.neighbours import Links, TimelineCache
 from mnemex.engine.retrieval.query import (
     QueryPlan,
     TimeWindow,
@@ -66,6 +68,7 @@ class Retriever:
         self._dense = dense
         self._sparse = sparse
         self.config = config
+        self._timelines = TimelineCache()
 
     # ------------------------------------------------------------------ public
     def search(self, query: str, *, filter: MemoryFilter, limit: int = 10, config: RetrievalConfig | None = None,
@@ -207,40 +210,40 @@ class Retriever:
         not a candidate is scored by its cosine alone (its BM25 was below the candidate cut).
         """
         top = ranked({k: c.relevance for k, c in cands.items()})[: cfg.propagate_top]
-        timeline = SessionTimeline.around(self._store, [cands[k].hit for k in top], flt)
-        if timeline.empty:
+        links = self._timelines.links(self._store, [cands[k].hit for k in top])
+        if links.empty:
             return cands
         focus = set(top)
         for key in top:
-            focus.update(n for n in timeline.neighbours(key) if n is not None)
+            focus.update(n for n in links.neighbours(key) if n is not None)
         scope = set(focus)
         for key in focus:
-            scope.update(n for n in timeline.neighbours(key) if n is not None)
+            scope.update(n for n in links.neighbours(key) if n is not None)
         new = [k for k in scope if k not in cands]
-        if new:
-            scores = self._store.dense_scores(qvec, new) if qvec is not None else {}
-            for key in new:
-                hit = timeline.hit(key)
-                if hit is None:
-                    continue
-                cos = scores.get(key)
-                cands[key] = _Candidate(hit=hit, cosine=cos, relevance=cfg.dense_weight * cos if cos is not None else 0.0)
+        if new and qvec is not None:
+            # one filtered query: cosine and payload of the neighbours the filter lets through
+            for hit in self._fetch(new, qvec, flt):
+                cands[hit.id] = _Candidate(hit=hit, cosine=hit.score, relevance=cfg.dense_weight * hit.score)
         base = {k: c.relevance for k, c in cands.items()}
         for key in focus:
-            if key not in cands:
+            cand = cands.get(key)
+            if cand is None:
                 continue
-            prev_key, next_key = timeline.neighbours(key)
+            prev_key, next_key = links.neighbours(key)
             gain = 0.0
             if prev_key is not None and prev_key in base:
-                share = cfg.answer_weight if _asks(cands[prev_key].hit) else cfg.follow_weight
-                gain += share * base[prev_key]
+                gain += (cfg.answer_weight if links.asks(prev_key) else cfg.follow_weight) * base[prev_key]
             if next_key is not None and next_key in base:
                 gain += cfg.lead_weight * base[next_key]
-            cand = cands[key]
             cand.relevance = base[key] + gain
-            if gain > 0.5 * max(base[key], 1e-9) and gain > 0.05:
+            if gain > 0.05 and gain > 0.5 * base[key]:
                 cand.why.append("neighbour")
         return cands
+
+    def _fetch(self, ids: Sequence[str], qvec: list[float], flt: MemoryFilter) -> list[StoredHit]:
+        """The memories `ids` that pass `flt`, scored by cosine to `qvec`."""
+        return self._store.query(HybridQuery(dense=qvec, sparse=None, filter=flt.model_copy(update={"ids": tuple(ids)}),
+                                             limit=len(ids)))
 
     # ------------------------------------------------------- re-score, diversify
     def _rescore(self, order: list[str], cands: dict[str, _Candidate], cfg: RetrievalConfig, plan: QueryPlan,
@@ -263,26 +266,26 @@ class Retriever:
             return order
         pool = order[: max(cfg.mmr_pool if cfg.mmr else 0, 2 * limit)]
         vectors = self._vectors(pool, cands)
-        if not vectors:
+        pool = [k for k in pool if k in vectors]
+        if len(pool) < 2:
             return order
+        index = {k: i for i, k in enumerate(pool)}
+        mat = np.asarray([vectors[k] for k in pool], dtype=np.float32)
+        sims = mat @ mat.T
 
         def sim(a: str, b: str) -> float:
-            va, vb = vectors.get(a), vectors.get(b)
-            return sum(x * y for x, y in zip(va, vb)) if va is not None and vb is not None else 0.0
+            return float(sims[index[a], index[b]])
 
-        if cfg.mmr:
-            picked = mmr(pool, {k: cands[k].relevance for k in pool}, sim, lambda_=cfg.mmr_lambda, limit=len(pool))
-        else:
-            picked = pool
+        picked = (mmr(pool, {k: cands[k].relevance for k in pool}, sim, lambda_=cfg.mmr_lambda, limit=len(pool))
+                  if cfg.mmr else pool)
         if dedupe:
             kept: list[str] = []
             for key in picked:
-                if all(sim(key, other) <= cfg.dedupe_above for other in kept):
+                if all(sims[index[key], index[other]] <= cfg.dedupe_above for other in kept):
                     kept.append(key)
-                if len(kept) >= limit:
-                    break
             picked = kept
-        return picked + [k for k in order if k not in set(pool)]
+        chosen = set(pool)
+        return picked + [k for k in order if k not in chosen]
 
     def _vectors(self, ids: Sequence[str], cands: dict[str, _Candidate]) -> dict[str, Sequence[float]]:
         out = {k: cands[k].hit.dense for k in ids if cands[k].hit.dense is not None}
@@ -307,37 +310,33 @@ class Retriever:
                 why=tuple(dict.fromkeys(cand.why)),
             ))
         if cfg.context_neighbours and cfg.context_hits and results:
-            results = self._attach_context(results, flt, cfg, limit)
+            results = self._attach_context(results, cands, flt, cfg, limit)
         return results[:limit]
 
-    def _attach_context(self, results: list[RankedMemory], flt: MemoryFilter, cfg: RetrievalConfig,
-                        limit: int) -> list[RankedMemory]:
-        """Insert the neighbours in time of the top hits right after them (within `limit`)."""
+    def _attach_context(self, results: list[RankedMemory], cands: dict[str, _Candidate],
+                        flt: MemoryFilter, cfg: RetrievalConfig, limit: int) -> list[RankedMemory]:
+        """Insert the neighbours in time of the top hits right after them; they displace the weakest hits."""
         anchors = results[: cfg.context_hits]
-        hits = [StoredHit(id=r.memory.id, score=r.score, payload={
-            "session_id": r.memory.provenance.session_id, "created_ts": r.memory.created_at.timestamp(),
-            "recorded_ts": r.memory.recorded_at.timestamp()}) for r in anchors]
-        timeline = SessionTimeline.around(self._store, hits, flt)
+        links = self._timelines.links(self._store, [cands[r.memory.id].hit for r in anchors])
         present = {r.memory.id for r in results}
+        wanted = [k for r in anchors for k in links.neighbours(r.memory.id) if k is not None and k not in present]
+        found: dict[str, StoredHit] = {}
+        if wanted:
+            page, _ = self._store.scroll(flt.model_copy(update={"ids": tuple(wanted)}), limit=len(wanted))
+            found = {h.id: h for h in page}
         out: list[RankedMemory] = []
         for i, res in enumerate(results):
             out.append(res)
             if i >= len(anchors):
                 continue
-            for key in timeline.neighbours(res.memory.id):
-                hit = timeline.hit(key) if key else None
-                if hit is None or key in present:
+            for key in links.neighbours(res.memory.id):
+                if key is None or key in present or key not in found:
                     continue
                 present.add(key)
-                out.append(RankedMemory(memory=payload_to_memory(hit.payload), score=0.0,
+                out.append(RankedMemory(memory=payload_to_memory(found[key].payload), score=0.0,
                                         confidence=round(res.confidence * 0.5, 4), why=("context",),
                                         context_of=res.memory.id))
-        # context entries displace the weakest hits, never the anchors themselves
         return out[: max(limit, len(anchors))]
-
-
-def _asks(hit: StoredHit) -> bool:
-    return "?" in str(hit.payload.get("content", ""))
 
 
 def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:

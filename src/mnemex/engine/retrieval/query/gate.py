@@ -8,6 +8,7 @@ _ACKS = frozenset("""
 ok okay k kk sure yes yep yeah yup no nope nah thanks thank thx ty cool great nice good fine
 perfect awesome done got it hi hello hey bye goodbye lol haha hmm hm right alright continue
 go ahead proceed sounds good lgtm np please merci danke cheers
+you very much so a lot for it that all looks works
 """.split())
 _SLASH = re.compile(r"^/[\w:-]+(\s+\S+)?$")
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)

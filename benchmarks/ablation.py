@@ -1,0 +1,108 @@
+"""Ablation of the read path on LoCoMo dev: the default recipe, then each stage switched off
+(or an optional stage switched on), all scored by the referee's `evaluate()`.
+
+    PYTHONPATH=. python benchmarks/ablation.py [--data ../shared/bench/locomo/locomo-dev.json]
+
+Each conversation is indexed once (through the same engine API as `benchmarks/locomo.py`) and
+every variant runs `MemoryEngine.search(..., config=variant)` on those stores, so the variants
+differ only in the read path. Prints a markdown table (Recall@5 / Recall@10 per category, MRR,
+latency).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks.locomo import build_conversation, searcher
+from mnemex.engine.retrieval.config import (
+    BM25_ONLY,
+    DEFAULT,
+    DENSE_ONLY,
+    PLAIN_RRF,
+    SEED_ROUTER,
+    RetrievalConfig,
+)
+
+REFEREE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo_recall.py"
+CATS = (("4", "single-hop"), ("1", "multi-hop"), ("2", "temporal"), ("3", "open-domain"), ("5", "adversarial"))
+
+
+def variants() -> list[tuple[str, RetrievalConfig]]:
+    d = DEFAULT
+    w = d.weights
+    return [
+        ("default", d),
+        ("- neighbour propagation", d.model_copy(update={"propagation": False})),
+        ("- question→answer adjacency (uniform 0.3/0.2)", d.model_copy(update={"answer_weight": 0.3, "follow_weight": 0.3})),
+        ("- composite re-score", d.model_copy(update={"composite": False})),
+        ("- entity boost", d.model_copy(update={"weights": w.model_copy(update={"entity": 0.0})})),
+        ("- activation/importance/utility", d.model_copy(update={"weights": w.model_copy(update={"activation": 0.0, "importance": 0.0, "utility": 0.0})})),
+        ("- temporal parsing", d.model_copy(update={"temporal": False})),
+        ("- decomposition", d.model_copy(update={"decomposition": False})),
+        ("score fusion → weighted RRF", d.model_copy(update={"fusion": "rrf", "dense_weight": 1.0, "sparse_weight": 1.0})),
+        ("+ dedupe (cos > 0.97)", d.model_copy(update={"dedupe_above": 0.97})),
+        ("+ MMR λ=0.7", d.model_copy(update={"mmr": True})),
+        ("+ template HyDE", d.model_copy(update={"hyde": True})),
+        ("+ seed intent router", SEED_ROUTER),
+        ("+ context neighbours (context_of)", d.model_copy(update={"context_neighbours": True})),
+        ("candidates 50 (not 100)", d.model_copy(update={"candidates": 50})),
+        ("plain RRF (dense + BM25, K=60)", PLAIN_RRF),
+        ("BM25 only (Qdrant Edge Bm25)", BM25_ONLY),
+        ("dense only (MiniLM)", DENSE_ONLY),
+    ]
+
+
+def load_referee(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location("locomo_recall", path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--referee", default=str(REFEREE))
+    ap.add_argument("--data", default=None, help="default: locomo-dev.json beside the referee")
+    ap.add_argument("--only", default=None, help="comma list of variant numbers (0 = default)")
+    a = ap.parse_args(argv)
+    referee = load_referee(Path(a.referee))
+    import json
+
+    data = json.load(open(a.data or Path(a.referee).with_name("locomo-dev.json")))
+    stores: dict[str, Any] = {}
+
+    def factory_for(config: RetrievalConfig):
+        def factory(memories: list[dict]):
+            conv = memories[0]["conv"]
+            if conv not in stores:
+                stores[conv] = build_conversation(memories)
+            engine, back = stores[conv]
+            return searcher(engine, back, config)
+        return factory
+
+    chosen = variants()
+    if a.only:
+        keep = {int(x) for x in a.only.split(",")}
+        chosen = [v for i, v in enumerate(chosen) if i in keep]
+    header = ("| variant | " + " | ".join(f"{name} R@5/R@10" for _, name in CATS)
+              + " | overall R@5 | overall R@10 | MRR | p50 ms | p95 ms |")
+    rows = [header, "|" + "---|" * (header.count("|") - 1)]
+    for name, config in chosen:
+        res = referee.evaluate(data, factory_for(config), ks=(5, 10), verbose=False)
+        s, t = res["summary"], res["timing"]
+        cells = [f"{100 * s[c]['recall@5']:.1f} / {100 * s[c]['recall@10']:.1f}" for c, _ in CATS]
+        row = (f"| {name} | " + " | ".join(cells) + f" | {100 * s['overall']['recall@5']:.1f} | "
+               f"{100 * s['overall']['recall@10']:.1f} | {100 * s['overall']['mrr']:.1f} | "
+               f"{t['query_ms_p50']:.1f} | {t['query_ms_p95']:.1f} |")
+        rows.append(row)
+        print(row, file=sys.stderr, flush=True)
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()

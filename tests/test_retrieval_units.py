@@ -1,0 +1,205 @@
+"""Pure, fast unit tests of the read path's parts: fusion, MMR, query understanding, scoring."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from mnemex.embed.sparse import expand_code_tokens
+from mnemex.engine.retrieval.config import DEFAULT, PLAIN_RRF, RECIPES, RetrievalConfig
+from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
+from mnemex.engine.retrieval.query import (
+    Intent,
+    classify_intent,
+    decompose,
+    hypothetical_documents,
+    is_trivial,
+    parse_time_window,
+    plan_query,
+    question_core,
+    strip_time_expression,
+)
+from mnemex.engine.retrieval.scoring import actr_activation, composite_score, confidence, query_entities
+from mnemex.models import Memory, Provenance
+
+NOW = datetime(2024, 3, 15, 12, 0, tzinfo=timezone.utc)  # a Friday
+
+
+# ------------------------------------------------------------------ fusion
+def test_rrf_matches_formula_and_weights():
+    scores = rrf([["a", "b"], ["b", "c"]], k=60)
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a"] == pytest.approx(1 / 61)
+    assert ranked(scores) == ["b", "a", "c"]
+    weighted = rrf([["a"], ["c"]], weights=[1.0, 3.0], k=60)
+    assert ranked(weighted) == ["c", "a"]
+    with pytest.raises(ValueError):
+        rrf([["a"]], weights=[1.0, 2.0])
+
+
+def test_convex_fusion_keeps_score_gaps_that_rrf_loses():
+    sparse = {"exact": 12.0, "weak": 1.0}
+    dense = {"exact": 0.30, "weak": 0.35, "other": 0.36}
+    fused = convex_fusion(sparse, dense, sparse_weight=0.5, dense_weight=0.5)
+    assert ranked(fused)[0] == "exact"
+    assert fused["other"] == pytest.approx(0.18)
+    assert max_normalize({"a": 2.0, "b": 1.0}) == {"a": 1.0, "b": 0.5}
+    assert max_normalize({}) == {}
+
+
+def test_mmr_prefers_diverse_and_lambda_one_is_relevance_order():
+    rel = {"a": 1.0, "a2": 0.95, "b": 0.7}
+    same = {frozenset(("a", "a2")): 0.99}
+
+    def sim(x: str, y: str) -> float:
+        return same.get(frozenset((x, y)), 0.0)
+
+    assert mmr(["a", "a2", "b"], rel, sim, lambda_=0.7, limit=2) == ["a", "b"]
+    assert mmr(["a", "a2", "b"], rel, sim, lambda_=1.0, limit=3) == ["a", "a2", "b"]
+    assert mmr([], rel, sim) == []
+
+
+# ------------------------------------------------------------------ config
+def test_recipes_are_frozen_and_overridable_per_call():
+    with pytest.raises(Exception):
+        DEFAULT.mmr_lambda = 0.1  # type: ignore[misc]
+    custom = DEFAULT.model_copy(update={"mmr": True})
+    assert custom.mmr and not DEFAULT.mmr
+    assert DEFAULT.rrf_k == 60 and DEFAULT.mmr_lambda == 0.7
+    assert PLAIN_RRF.fusion == "rrf" and not PLAIN_RRF.propagation
+    assert set(RECIPES) >= {"default", "bm25_only", "dense_only", "plain_rrf"}
+    with pytest.raises(Exception):
+        RetrievalConfig(unknown_field=1)  # type: ignore[call-arg]
+
+
+# -------------------------------------------------------------------- gate
+@pytest.mark.parametrize("text", ["ok", "thanks!", "Thank you", "/clear", "/compact now", "👍", "  ", "sounds good", "hi"])
+def test_gate_skips_trivial_messages(text):
+    assert is_trivial(text)
+
+
+@pytest.mark.parametrize("text", ["ok so why did the migration fail?", "thanks, now fix ERR_SSL_PROTOCOL",
+                                  "pytest", "what port does the API use", "/usr/bin/python3 missing"])
+def test_gate_keeps_real_queries(text):
+    assert not is_trivial(text)
+
+
+# ------------------------------------------------------------------ intent
+@pytest.mark.parametrize("query,intent", [
+    ("When did we switch to Postgres?", Intent.TEMPORAL),
+    ("Why did the deploy fail?", Intent.CAUSAL),
+    ("How do I run the integration tests?", Intent.PROCEDURAL),
+    ("Which formatter does the user prefer?", Intent.PREFERENCE),
+    ("Who is Alice?", Intent.ENTITY),
+    ("What port does the API server listen on?", Intent.FACTUAL),
+    ("database migration notes", Intent.GENERAL),
+])
+def test_intent_classification(query, intent):
+    assert classify_intent(query) == intent
+
+
+# ---------------------------------------------------------------- temporal
+def test_relative_time_expressions():
+    y = parse_time_window("what did I fix yesterday", NOW)
+    assert (y.start, y.end) == (datetime(2024, 3, 14, tzinfo=timezone.utc), datetime(2024, 3, 15, tzinfo=timezone.utc))
+    w = parse_time_window("decisions from last week", NOW)
+    assert w.start == datetime(2024, 3, 4, tzinfo=timezone.utc) and w.end == datetime(2024, 3, 11, tzinfo=timezone.utc)
+    ago = parse_time_window("the error from 2 days ago", NOW)
+    assert ago.contains(NOW - timedelta(days=2)) and not ago.contains(NOW - timedelta(days=5))
+    month = parse_time_window("anything last month?", NOW)
+    assert month.start == datetime(2024, 2, 1, tzinfo=timezone.utc)
+
+
+def test_absolute_dates_and_bounds():
+    may = parse_time_window("what happened in May 2023", NOW)
+    assert may.start == datetime(2023, 5, 1, tzinfo=timezone.utc) and may.end == datetime(2023, 6, 1, tzinfo=timezone.utc)
+    day = parse_time_window("notes on 8 May, 2023", NOW)
+    assert day.start == datetime(2023, 5, 8, tzinfo=timezone.utc) and day.end - day.start == timedelta(days=1)
+    iso = parse_time_window("log from 2023-01-05", NOW)
+    assert iso.start == datetime(2023, 1, 5, tzinfo=timezone.utc)
+    us = parse_time_window("meeting on May 3, 2023", NOW)
+    assert us.start == datetime(2023, 5, 3, tzinfo=timezone.utc)
+    after = parse_time_window("changes after 2023-01-05", NOW)
+    assert after.start == datetime(2023, 1, 6, tzinfo=timezone.utc) and after.end is None
+    before = parse_time_window("config before March 2024", NOW)
+    assert before.end == datetime(2024, 3, 1, tzinfo=timezone.utc) and before.start is None
+
+
+def test_event_anchor_and_no_time():
+    anchor = parse_time_window("what did we use before the migration?", NOW)
+    assert anchor.anchor == "migration" and anchor.anchor_side == "before"
+    assert parse_time_window("which database do we use", NOW) is None
+    assert strip_time_expression("what broke yesterday", parse_time_window("what broke yesterday", NOW)) == "what broke"
+
+
+# ---------------------------------------------------------- decomposition
+def test_decomposition_splits_compound_questions_only():
+    assert decompose("Which port does the API use? And where are the logs written?") == [
+        "Which port does the API use?", "And where are the logs written?"]
+    assert decompose("what database do we use and also which ORM wraps it") == [
+        "what database do we use", "which ORM wraps it"]
+    assert decompose("what do Alice and Bob have in common?") == ["what do Alice and Bob have in common?"]
+    assert len(decompose("a b c? d e f? g h i? j k l? m n o?", max_parts=4)) == 4
+    plan = plan_query("What broke yesterday? Who fixed it then?", now=NOW)
+    assert len(plan.subqueries) == 2 and plan.window is not None
+
+
+# ------------------------------------------------------------- expansion
+def test_template_hyde_by_intent():
+    assert question_core("When did we switch to Postgres?") == "we switch to Postgres"
+    variants = hypothetical_documents("Why did the deploy fail?", Intent.CAUSAL)
+    assert variants and all("the deploy fail" in v for v in variants)
+    assert "Why did the deploy fail?" not in variants
+
+
+# ------------------------------------------------------------ tokenisation
+def test_code_tokens_expand_identifiers():
+    assert "parse Config" in expand_code_tokens("parseConfig failed")
+    assert "HTTP Server" in expand_code_tokens("HTTPServer crashed")
+    assert "Module Not Found Error" in expand_code_tokens("ModuleNotFoundError: no module named x")
+    assert expand_code_tokens("plain words") == "plain words"
+
+
+def test_query_entities_names_identifiers_paths_codes():
+    ents = query_entities("What did Alice say about src/app/config.py and parseConfig (E1101)?")
+    assert {"alice", "src/app/config.py", "parseconfig", "e1101"} <= ents
+    assert "what" not in ents
+
+
+# ---------------------------------------------------------------- scoring
+def _memory(**kw) -> Memory:
+    base = dict(id="00000000-0000-0000-0000-000000000001", content="x", created_at=NOW - timedelta(days=1),
+                recorded_at=NOW, valid_from=NOW - timedelta(days=1))
+    base.update(kw)
+    return Memory(**base)
+
+
+def test_actr_activation_decays_with_age_and_grows_with_use():
+    fresh = actr_activation(_memory(created_at=NOW), NOW)
+    month = actr_activation(_memory(created_at=NOW - timedelta(days=30)), NOW)
+    used = actr_activation(_memory(created_at=NOW - timedelta(days=30), access_count=10), NOW)
+    assert 0 < month < fresh < 1
+    assert used > month
+
+
+def test_composite_boosts_and_reasons():
+    mem = _memory(provenance=Provenance(speaker="Alice", session_id="s1"), importance=0.9)
+    why: list[str] = []
+    w = DEFAULT.weights
+    window = parse_time_window("yesterday", NOW)
+    score = composite_score(mem, 0.5, weights=w, now=NOW, entities=frozenset({"alice"}), session_id="s1",
+                            window=window, why=why)
+    plain = composite_score(_memory(), 0.5, weights=w, now=NOW, entities=frozenset(), session_id=None,
+                            window=None, why=[])
+    assert score > plain
+    assert {"entity:alice", "session", "temporal"} <= set(why)
+    low = composite_score(_memory(confidence=0.1), 0.5, weights=w, now=NOW, entities=frozenset(), session_id=None,
+                          window=None, why=[])
+    assert low < plain
+
+
+def test_confidence_is_bounded_and_monotone_in_similarity():
+    lo, hi = confidence(0.1, 0.0, 0), confidence(0.8, 1.0, 0)
+    assert 0.0 <= lo < 0.2 < 0.8 < hi <= 1.0
+    assert confidence(None, 1.0, 0) <= 0.35
