@@ -26,6 +26,7 @@ log = logging.getLogger("mnemex.daemon")
 LOCK_WAIT_SECONDS = 30.0      # a CLI command may hold the store for a few seconds; wait for it
 IDLE_OPTIMIZE_SECONDS = 3.0   # optimize() holds the GIL: only after this long without requests
 TICK_SECONDS = 0.5
+OPTIMIZE_RETRY_SECONDS = 600.0
 #: Host headers the daemon accepts. DNS-rebinding protection stays on although a browser cannot
 #: reach a Unix socket: it costs nothing, and any Origin header (browsers send one) is refused.
 ALLOWED_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", "mnemex"]
@@ -124,7 +125,8 @@ def _session_count(server: Any) -> int:
 async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files: RunFiles,
                    socket_ino: int, idle_exit: float) -> None:
     """Optimize the index when idle; exit when the socket file vanished or nobody used us for
-    `idle_exit` seconds (0 = never)."""
+    `idle_exit` seconds (0 = never), after a pending optimize so the next start finds it done."""
+    retry_at = 0.0
     while not uv.should_exit:
         await asyncio.sleep(TICK_SECONDS)
         try:
@@ -135,13 +137,19 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
             uv.should_exit = True
             return
         idle = activity.idle_for()
-        if idle >= IDLE_OPTIMIZE_SECONDS and engine.needs_optimize():
+        leaving = bool(idle_exit) and idle >= idle_exit
+        if (idle >= IDLE_OPTIMIZE_SECONDS or leaving) and time.monotonic() >= retry_at and engine.needs_optimize():
             log.info("idle: optimizing the index")
             started = time.monotonic()
-            await asyncio.to_thread(engine.optimize)
-            log.info("optimized in %.1f s", time.monotonic() - started)
+            try:
+                await asyncio.to_thread(engine.optimize)
+                log.info("optimized in %.1f s", time.monotonic() - started)
+            except Exception:  # keep serving; searches work unoptimized, try again later
+                log.exception("optimize failed; retrying in %.0f s", OPTIMIZE_RETRY_SECONDS)
+                retry_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
             activity.last = time.monotonic()
-        if idle_exit and idle >= idle_exit and _session_count(server) == 0:
+            continue  # that took a while: look at the clock again before leaving
+        if leaving and _session_count(server) == 0:
             log.info("no client for %.0f s; exiting", idle)
             uv.should_exit = True
 
