@@ -34,6 +34,13 @@ START_TIMEOUT = 60.0
 LOG_ROTATE_BYTES = 2_000_000
 
 
+def header_value(text: str) -> str:
+    """A header value http.client can send: the UTF-8 bytes of `text` (the server reads header
+    bytes as latin-1, so `value.encode("latin-1").decode("utf-8")` there gives `text` back);
+    line breaks, which would split the header, are dropped."""
+    return text.replace("\r", "").replace("\n", "").encode("utf-8").decode("latin-1")
+
+
 class NotDelivered(ConnectionError):
     """No daemon accepted the connection: the message was certainly not processed (safe to retry)."""
 
@@ -220,16 +227,23 @@ def modern_request(request_id: int | str, method: str, params: dict[str, Any], *
 
 
 def call_tool(settings: Any, name: str, arguments: dict[str, Any], *, project: str | None = None,
-              timeout: float = 60.0, client: str = "mnemex-cli") -> dict[str, Any]:
-    """Call one tool on the daemon (starting it if needed) and return its structuredContent.
+              timeout: float = 60.0, client: str = "mnemex-cli", start: bool = True) -> dict[str, Any]:
+    """Call one tool on the daemon and return its structuredContent. With start=False (hooks
+    that must stay fast) no daemon is started: DaemonError at once if none answers.
 
     Raises DaemonError with the MCP error message when the call fails or the tool reports an error.
     """
-    sock = ensure_daemon(settings)
+    files = RunFiles.for_settings(settings)
+    if start:
+        sock = ensure_daemon(settings)
+    elif files.socket_answers():
+        sock = files.socket
+    else:
+        raise DaemonError(f"no mnemex daemon is running for {settings.data_dir}")
     message, headers = modern_request(1, "tools/call", {"name": name, "arguments": arguments}, client=client)
-    headers[CLIENT_HEADER] = client
+    headers[CLIENT_HEADER] = header_value(client)
     if project:
-        headers[PROJECT_HEADER] = project
+        headers[PROJECT_HEADER] = header_value(project)
     try:
         reply = post(sock, message, headers, timeout=timeout)
     except OSError as exc:
@@ -279,14 +293,23 @@ def stop_daemon(settings: Any, *, timeout: float = 15.0) -> bool:
     if not owner or owner.get("role") != "daemon" or not pid_alive(owner.get("pid")):
         return False
     pid = int(owner["pid"])
+
+    def released() -> bool:  # the lock is free, or someone else (a new owner) holds it now
+        current = files.owner()
+        return current is None or current.get("pid") != pid
+
     os.kill(pid, signal.SIGTERM)
+    if not _wait(released, timeout):
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        _wait(released, 5.0)
+    return True
+
+
+def _wait(predicate: Callable[[], bool], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if files.owner() is None:
-            return True
-        time.sleep(0.05)
-    if pid_alive(pid):
-        os.kill(pid, signal.SIGKILL)
-    while files.owner() is not None and time.monotonic() < deadline + 5:
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.05)
     return True

@@ -28,6 +28,7 @@ from mnemex.server.daemon_client import (
     NotDelivered,
     Reply,
     daemon_env,
+    header_value,
     post,
     start_daemon,
 )
@@ -156,9 +157,9 @@ class Relay:
 
     # ---------------------------------------------------------------- headers
     def base_headers(self) -> dict[str, str]:
-        headers = {CLIENT_HEADER: self.client_name}
+        headers = {CLIENT_HEADER: header_value(self.client_name)}
         if self.project:
-            headers[PROJECT_HEADER] = self.project
+            headers[PROJECT_HEADER] = header_value(self.project)
         return headers
 
     def session_headers(self) -> dict[str, str]:
@@ -171,8 +172,12 @@ class Relay:
 
     def modern_headers(self, msg: dict[str, Any]) -> dict[str, str]:
         method = msg.get("method", "")
+        meta = msg["params"]["_meta"]
         headers = {**self.base_headers(), "mcp-method": method,
-                   "mcp-protocol-version": msg["params"]["_meta"][META_PREFIX + "protocolVersion"]}
+                   "mcp-protocol-version": meta[META_PREFIX + "protocolVersion"]}
+        info = meta.get(META_PREFIX + "clientInfo")
+        if isinstance(info, dict) and info.get("name"):
+            headers[CLIENT_HEADER] = header_value(str(info["name"]))
         name = msg["params"].get(NAME_PARAM.get(method, ""))
         if isinstance(name, str):
             headers["mcp-name"] = name
@@ -241,6 +246,12 @@ class Relay:
             self.settle(request_id, reply)
             return
 
+    def forward_or_fail(self, msg: dict[str, Any]) -> None:
+        try:
+            self.forward(msg)
+        except Exception as exc:  # never leave a client waiting on a request that cannot finish
+            self.error(msg.get("id") if "method" in msg else None, f"mnemex relay: {exc!r}")
+
     def _quiet_recover(self, sid: str | None, legacy: bool) -> None:
         try:
             self.recover(sid, legacy=legacy)
@@ -276,7 +287,8 @@ class Relay:
             return self.answer_initialize(msg)
         if method == "notifications/initialized" and not is_modern(msg):
             return  # the relay sends its own once its session with the daemon is open
-        worker = threading.Thread(target=self.forward, args=(msg,), name=f"mnemex-{method or 'reply'}", daemon=True)
+        worker = threading.Thread(target=self.forward_or_fail, args=(msg,), name=f"mnemex-{method or 'reply'}",
+                                  daemon=True)
         self.workers = [w for w in self.workers if w.is_alive()]
         self.workers.append(worker)
         worker.start()
