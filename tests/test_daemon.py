@@ -379,3 +379,21 @@ def test_daemon_exits_2_on_a_bad_config(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "mnemex.server.daemon"], env=env, capture_output=True, text=True)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "server.port" in out.stderr
+
+
+@pytest.mark.slow
+def test_relay_reports_why_the_daemon_cannot_start(daemons) -> None:
+    lock = RunFiles.for_settings(daemons).acquire_owner_lock("direct-http")  # `mnemex serve --transport http`
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "mnemex.server.relay"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=daemon_client.daemon_env(daemons))
+        out, err = proc.communicate((json.dumps(INIT) + "\n" + json.dumps(call(1, "memory_stats", {})) + "\n").encode(),
+                                    timeout=30)
+    finally:
+        lock.release()
+    init, reply = (json.loads(line) for line in out.splitlines())
+    assert "result" in init
+    assert "--transport http" in reply["error"]["message"] and "daemon.log" in reply["error"]["message"]
+    assert b"--transport http" in err
+    assert daemon_client.stop_daemon(daemons) is False
+    assert daemon_client.daemon_status(daemons)["running"] is False

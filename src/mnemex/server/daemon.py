@@ -69,8 +69,9 @@ def acquire_daemon_lock(files: RunFiles, wait: float = LOCK_WAIT_SECONDS) -> Own
             print(f"mnemex daemon already running for {files.run_dir.parent} (pid {pid})", file=sys.stderr)
             return 0
         if role and role.startswith("direct"):
-            print(f"mnemex: the store is open in `mnemex serve` (pid {pid}); stop it or serve without "
-                  "--no-daemon/--transport to share the store", file=sys.stderr)
+            transport = role.partition("-")[2] or "stdio"
+            print(f"mnemex: the memory store is open in `mnemex serve --transport {transport}` without the "
+                  f"daemon (pid {pid}); stop that server first", file=sys.stderr)
             return 1
         if time.monotonic() > deadline:
             print(f"mnemex: the store stayed locked by {role or 'another process'} (pid {pid}) for "

@@ -132,9 +132,11 @@ class Relay:
         """Background: wait for the daemon, then open the session queued requests wait for."""
         self.daemon_up.wait()
         with self.session_lock:
+            if self.daemon_error:  # already reported by start()
+                self.session_error = self.daemon_error
+                self.session_up.set()
+                return
             try:
-                if self.daemon_error:
-                    raise DaemonError(self.daemon_error)
                 self.open_session()
                 self.session_error = None
             except (DaemonError, OSError) as exc:
