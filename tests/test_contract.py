@@ -16,12 +16,16 @@ pytestmark = pytest.mark.anyio
 EXPECTED = {
     # name: (required params, optional params, read_only, destructive, idempotent)
     "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned"}, False, False, False),
-    "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before"},
+    "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before", "as_of"},
                       True, False, True),
     "recall_memory": ({"ids"}, set(), True, False, True),
     "update_memory": ({"id"}, {"content", "kind", "tags", "importance", "pinned"}, False, False, True),
     "forget": ({"id"}, {"reason", "purge"}, False, True, True),
     "memory_stats": (set(), set(), True, False, True),
+    "memory_timeline": ({"id"}, {"before", "after", "include_history"}, True, False, True),
+    "memory_history": ({"id"}, set(), True, False, True),
+    "link_memories": ({"src", "dst", "relation"}, set(), False, False, True),
+    "related_memories": (set(), {"id", "entity", "max_hops", "relations"}, True, False, True),
 }
 
 

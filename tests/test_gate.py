@@ -53,7 +53,7 @@ def test_overlap_with_detail_updates_by_synthesis_keeping_every_fact(engine):
     assert engine.stats()["memories_total"] == 1
     if engine.journal is not None:
         versions = engine.journal.versions(a.id)
-        assert [v["content"] for v in versions][0] == "We deploy the API with ArgoCD from the main branch."
+        assert [v.content for v in versions][0] == "We deploy the API with ArgoCD from the main branch."
 
 
 def test_changed_value_supersedes_and_default_search_shows_only_current(engine):

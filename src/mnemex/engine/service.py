@@ -37,6 +37,7 @@ class EngineLimits:
     max_content_chars: int = 20_000
     max_results: int = 50
     optimize_every: int = 500
+    relations_per_memory: int = 50
 
 
 class MemoryEngine:
@@ -190,6 +191,67 @@ class MemoryEngine:
         later_m = [payload_to_memory(h.payload) for h in later if h.id != anchor.id][:after]
         return earlier_m, anchor, later_m
 
+    # ----------------------------------------------------------- graph, history
+    def _require_journal(self) -> Any:
+        if self.journal is None:
+            raise InvalidInputError("this engine runs without a journal: history and relations are unavailable")
+        return self.journal
+
+    def link(self, src: str, dst: str, relation: str, *, weight: float = 1.0, actor: str = "agent") -> None:
+        """Record a typed relation between two existing memories."""
+        journal = self._require_journal()
+        self.recall([src, dst], touch=False)
+        journal.add_relation(src, dst, relation, weight, {"by": actor})
+        journal.record_op("link", src, actor, None, None, {"dst": dst, "type": relation, "weight": weight})
+
+    def related(self, memory_id: str, *, max_hops: int = 2, types: Sequence[str] | None = None,
+                ) -> list[tuple[Memory, int, tuple[str, ...], str]]:
+        """Memories reachable from `memory_id` over relations (BFS): (memory, hops, path, first relation type)."""
+        if not 1 <= max_hops <= 5:
+            raise InvalidInputError("max_hops must be between 1 and 5")
+        journal = self._require_journal()
+        self.get(memory_id)
+        found = journal.traverse(memory_id, max_hops=max_hops, types=types or None)
+        memories = {h.id: payload_to_memory(h.payload) for h in self.store.retrieve([f[0] for f in found])}
+        out = []
+        for other, hops, path in found:
+            if other in memories:
+                rel = next((r.type.value for r in journal.relations(path[-2], direction="both")
+                            if other in (r.src, r.dst)), "related_to")
+                out.append((memories[other], hops, path, rel))
+        return out
+
+    def about_entity(self, entity: str, *, include_history: bool = False) -> list[Memory]:
+        """Every memory that mentions `entity` (file, module, tool, service...), newest first."""
+        if not entity.strip():
+            raise InvalidInputError("entity is empty")
+        ids = self._require_journal().entity_hub(entity)
+        memories = [payload_to_memory(h.payload) for h in self.store.retrieve(ids)]
+        if not include_history:
+            memories = [m for m in memories if m.is_current(self._clock())]
+        return sorted(memories, key=lambda m: m.created_at, reverse=True)
+
+    def history(self, memory_id: str) -> dict[str, Any]:
+        """A memory's content versions, its supersede chain (oldest to newest) and its audit trail."""
+        journal = self._require_journal()
+        memory = self.get(memory_id)
+        chain = [memory]
+        seen = {memory.id}
+        while chain[0].supersedes and chain[0].supersedes[0] not in seen:
+            hits = self.store.retrieve([chain[0].supersedes[0]])
+            if not hits:
+                break
+            chain.insert(0, payload_to_memory(hits[0].payload))
+            seen.add(chain[0].id)
+        while chain[-1].superseded_by and chain[-1].superseded_by not in seen:
+            hits = self.store.retrieve([chain[-1].superseded_by])
+            if not hits:
+                break
+            chain.append(payload_to_memory(hits[0].payload))
+            seen.add(chain[-1].id)
+        return {"memory": memory, "versions": journal.versions(memory_id), "chain": chain,
+                "ops": journal.ops(memory_id=memory_id, limit=50)}
+
     def export(self, *, include_all: bool = True) -> Iterator[Memory]:
         """Every memory (all validity states), in store order."""
         flt = MemoryFilter(validity=ValidityMode.TIMELINE if include_all else ValidityMode.CURRENT)
@@ -237,6 +299,7 @@ class MemoryEngine:
     def _journal_link(self, src: str, dst: str, rel: str, weight: float) -> None:
         if self.journal is not None:
             self.journal.add_relation(src, dst, rel, weight)
+            self.journal.prune_relations(src, self.limits.relations_per_memory)
 
     def _journal_write(self, op: str, before: Memory | None, after: Memory) -> None:
         if self.journal is None:
@@ -246,6 +309,8 @@ class MemoryEngine:
                                before.model_dump(mode="json") if before else None, after_data, None)
         if before is None or before.content != after.content:
             self.journal.add_version(after.id, after.content, after_data, op)
+        if before is None or before.entities != after.entities:
+            self.journal.index_entities(after.id, after.entities)
 
 
 def check_identity(store: MemoryStore, identity: EmbeddingIdentity) -> None:

@@ -8,6 +8,7 @@ from mcp.server import MCPServer
 
 from mnemex import __version__
 from mnemex.tools.errors import mcp_errors
+from mnemex.tools.graph_tools import register_graph_tools
 from mnemex.tools.memory_tools import register_memory_tools
 from mnemex.tools.runtime import ToolRuntime
 
@@ -23,6 +24,7 @@ INSTRUCTIONS = (
 def build_server(runtime: ToolRuntime) -> MCPServer:
     server = MCPServer("mnemex", title="mnemex memory", version=__version__, instructions=INSTRUCTIONS)
     register_memory_tools(server, runtime)
+    register_graph_tools(server, runtime)
 
     @server.resource("memory://{id}", name="memory", title="Memory entry",
                      description="One memory, full entry as JSON.", mime_type="application/json")

@@ -13,6 +13,7 @@ from pydantic import Field
 from mnemex.engine.retrieval.pipeline import RankedMemory
 from mnemex.engine.tokens import estimate_tokens
 from mnemex.models import (
+    Memory,
     MemoryChanges,
     MemoryFilter,
     MemoryKind,
@@ -40,22 +41,27 @@ MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memo
 Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=32, description="Short labels.")]
 
 
-def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+def hints(*, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
     return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
                            idempotent_hint=idempotent, open_world_hint=False)
 
 
-def to_hit(ranked: RankedMemory) -> SearchHit:
-    m = ranked.memory
+def memory_hit(m: Memory, *, score: float = 0.0, confidence: float = 1.0, why: str = "",
+               context_of: str | None = None) -> SearchHit:
+    """The compact index entry of a memory: id, preview, kind, date, token estimate."""
     preview = m.content if len(m.content) <= PREVIEW_CHARS else m.content[: PREVIEW_CHARS - 1] + "…"
     return SearchHit(id=m.id, preview=preview, kind=m.kind, scope=m.scope, created_at=m.created_at,
-                     score=round(ranked.score, 6), confidence=round(ranked.confidence, 4),
-                     why=", ".join(ranked.why) or "match", tokens=estimate_tokens(m.content),
-                     context_of=ranked.context_of)
+                     score=round(score, 6), confidence=round(confidence, 4), why=why,
+                     tokens=estimate_tokens(m.content), context_of=context_of)
+
+
+def to_hit(ranked: RankedMemory) -> SearchHit:
+    return memory_hit(ranked.memory, score=ranked.score, confidence=ranked.confidence,
+                      why=", ".join(ranked.why) or "match", context_of=ranked.context_of)
 
 
 def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
-    @server.tool(title="Memorize", annotations=_hints(read_only=False, destructive=False, idempotent=False))
+    @server.tool(title="Memorize", annotations=hints(read_only=False, destructive=False, idempotent=False))
     async def memorize(
         content: Content,
         ctx: Context,
@@ -73,7 +79,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
             out = await rt.run(rt.engine.memorize, new, project=project)
         return MemorizeResult(action=out.action, id=out.id, affected_ids=list(out.affected_ids), reason=out.reason)
 
-    @server.tool(title="Search memory", annotations=_hints(read_only=True, destructive=False, idempotent=True))
+    @server.tool(title="Search memory", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def search_memory(
         query: Annotated[str, Field(min_length=1, max_length=2_000, description="What you want to know, in words or identifiers.")],
         ctx: Context,
@@ -84,12 +90,15 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         include_history: Annotated[bool, Field(description="Also superseded and forgotten memories.")] = False,
         after: Annotated[datetime | None, Field(description="Only memories created after this time.")] = None,
         before: Annotated[datetime | None, Field(description="Only memories created before this time.")] = None,
+        as_of: Annotated[datetime | None, Field(description="Answer as the memory stood at this time (point-in-time).")] = None,
     ) -> SearchResult:
         """Search long-term memory before starting a task or when a past decision, convention, fix or preference may matter; returns compact previews with ids."""
         flt = MemoryFilter(
             scopes=tuple(scopes), project=rt.project_for(ctx), kinds=tuple(kinds), tags=tuple(tags),
             created_after=after, created_before=before,
-            validity=ValidityMode.TIMELINE if include_history else ValidityMode.CURRENT,
+            validity=(ValidityMode.AS_OF if as_of else ValidityMode.TIMELINE if include_history
+                      else ValidityMode.CURRENT),
+            as_of=as_of,
         )
         with mcp_errors():
             ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit)
@@ -97,7 +106,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         hint = "Use recall_memory with ids for full entries." if hits else "Nothing relevant stored yet."
         return SearchResult(results=hits, count=len(hits), hint=hint)
 
-    @server.tool(title="Recall memory", annotations=_hints(read_only=True, destructive=False, idempotent=True))
+    @server.tool(title="Recall memory", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def recall_memory(
         ids: Annotated[list[MemoryId], Field(min_length=1, max_length=50, description="Ids from search_memory.")],
     ) -> RecallResult:
@@ -106,7 +115,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
             memories = await rt.run(rt.engine.recall, list(dict.fromkeys(ids)))
         return RecallResult(memories=memories)
 
-    @server.tool(title="Update memory", annotations=_hints(read_only=False, destructive=False, idempotent=True))
+    @server.tool(title="Update memory", annotations=hints(read_only=False, destructive=False, idempotent=True))
     async def update_memory(
         id: MemoryId,
         content: Annotated[str | None, Field(min_length=1, max_length=20_000)] = None,
@@ -122,7 +131,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
             memory = await rt.run(rt.engine.update, id, changes)
         return UpdateResult(memory=memory)
 
-    @server.tool(title="Forget", annotations=_hints(read_only=False, destructive=True, idempotent=True))
+    @server.tool(title="Forget", annotations=hints(read_only=False, destructive=True, idempotent=True))
     async def forget(
         id: MemoryId,
         reason: Annotated[str, Field(max_length=500, description="Why it no longer holds.")] = "",
@@ -135,7 +144,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
             return ForgetResult(id=id, action="purged")
         return ForgetResult(id=id, action="invalidated", valid_until=after.valid_until)
 
-    @server.tool(title="Memory stats", annotations=_hints(read_only=True, destructive=False, idempotent=True))
+    @server.tool(title="Memory stats", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def memory_stats() -> StatsResult:
         """Counts of stored memories (current, invalidated) and the embedding model; use to check the memory is working."""
         with mcp_errors():

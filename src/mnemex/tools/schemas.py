@@ -44,3 +44,47 @@ class StatsResult(BaseModel):
     embedding_dim: int
     model_loaded: bool
     writes_since_optimize: int
+
+
+class Version(BaseModel):
+    version: int
+    at: datetime
+    content: str
+    reason: str | None = None
+
+
+class AuditEntry(BaseModel):
+    at: datetime
+    op: str
+    actor: str | None = None
+
+
+class HistoryResult(BaseModel):
+    id: str
+    versions: list[Version] = Field(description="Content versions of this memory, oldest first.")
+    chain: list[SearchHit] = Field(description="The supersede chain this memory is in, oldest first.")
+    audit: list[AuditEntry] = Field(description="Writes and reads that touched it, newest first.")
+
+
+class RelatedHit(BaseModel):
+    memory: SearchHit
+    hops: int
+    relation: str = Field(description="Type of the last edge on the path.")
+    path: list[str]
+
+
+class RelatedResult(BaseModel):
+    results: list[RelatedHit]
+    count: int
+
+
+class LinkResult(BaseModel):
+    src: str
+    dst: str
+    relation: str
+
+
+class TimelineResult(BaseModel):
+    anchor: SearchHit
+    earlier: list[SearchHit] = Field(description="Memories just before the anchor, oldest first.")
+    later: list[SearchHit] = Field(description="Memories just after the anchor, oldest first.")
