@@ -160,8 +160,10 @@ class Retriever:
                 for key, score in self._store.dense_scores(qvec, missing).items():
                     cands[key].cosine = score
         if cfg.fusion == "rrf":
-            scores = rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
-                         [dense_w, sparse_w], k=cfg.rrf_k)
+            # rescaled to 0..1 (1 = first in every list) so the composite boosts keep their meaning
+            best = sum(w / (cfg.rrf_k + 1) for w, hits in ((dense_w, dense_hits), (sparse_w, sparse_hits)) if hits)
+            scores = {k: v / best for k, v in rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
+                                                  [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
         else:
             scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
                                    {k: c.cosine for k, c in cands.items() if c.cosine is not None},
@@ -223,7 +225,9 @@ class Retriever:
         if new and qvec is not None:
             # one filtered query: cosine and payload of the neighbours the filter lets through
             for hit in self._fetch(new, qvec, flt):
-                cands[hit.id] = _Candidate(hit=hit, cosine=hit.score, relevance=cfg.dense_weight * hit.score)
+                # below both candidate cuts: with score fusion its cosine still counts, with RRF it has no rank
+                own = cfg.dense_weight * hit.score if cfg.fusion == "score" else 0.0
+                cands[hit.id] = _Candidate(hit=hit, cosine=hit.score, relevance=own)
         base = {k: c.relevance for k, c in cands.items()}
         for key in focus:
             cand = cands.get(key)
