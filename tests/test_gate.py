@@ -180,3 +180,12 @@ def test_scopes_do_not_gate_each_other(engine):
     b = remember(engine, "The API server listens on port 8080", project="/other/project")
     assert b.action == WriteAction.CREATED and b.id != a.id
     assert engine.store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 2
+
+
+@pytest.mark.parametrize("old,new", [
+    ("The API server listens on port 8080", "The worker listens on port 9090"),
+    ("Search runs on a 3-node cluster in eu-west-1", "Elasticsearch was replaced by OpenSearch after the licence change."),
+    ("We use Postgres for the main database", "The analytics team switched their dashboards to Metabase"),
+])
+def test_a_new_fact_about_another_subject_is_no_conflict(old, new):
+    assert conflict_reason(old, new) is None

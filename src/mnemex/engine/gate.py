@@ -30,7 +30,9 @@ class GateConfig:
     gap_min_importance: float = 0.5
     conflict_at: float = 0.62
     correction_at: float = 0.50
-    update_coverage: float = 0.6   # share of one text's content words the other must hold to merge
+    update_coverage: float = 0.75  # share of the old text's content words the new must hold to merge into it
+    same_subject: float = 0.7      # share of old's non-value words new must repeat for a value change
+    switch_subject: float = 0.5    # ... for "switched to" / "instead of" statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,22 +67,39 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
 
 
-def conflict_reason(old: str, new: str) -> str | None:
-    """Why `new` contradicts `old` about the same subject, or None."""
+def share(part: set[str], whole: set[str]) -> float:
+    """Fraction of `part` found in `whole` (0 when `part` is empty)."""
+    return len(part & whole) / len(part) if part else 0.0
+
+
+def conflict_reason(old: str, new: str, config: "GateConfig | None" = None) -> str | None:
+    """Why `new` contradicts `old` about the same subject, or None.
+
+    Each rule first checks that `new` talks about what `old` says (most of old's words, its
+    values aside, appear in new), so a new fact about another subject never replaces it.
+    """
+    cfg = config or GateConfig()
     old_vals, new_vals = values_of(old), values_of(new)
+    old_words = content_words(old) - _value_words(old_vals)
+    new_words = content_words(new) - _value_words(new_vals)
+    same_subject = share(old_words, new_words)
     gone, came = old_vals - new_vals, new_vals - old_vals
-    if gone and came:
+    if gone and came and same_subject >= cfg.same_subject:
         return f"value changed: {', '.join(sorted(gone))} -> {', '.join(sorted(came))}"
-    if bool(_NEGATION.search(old)) != bool(_NEGATION.search(new)):
+    if bool(_NEGATION.search(old)) != bool(_NEGATION.search(new)) and same_subject >= cfg.same_subject:
         return "negation flipped"
     old_seq, new_seq = _content_sequence(old), _content_sequence(new)
     if old_seq != new_seq and sorted(old_seq) == sorted(new_seq):
         return "same words in another order (a reversal)"
-    if _SWITCH.search(new):
-        added = content_words(new) - content_words(old) - {w for m in _SWITCH.findall(new) for w in m.lower().split()}
+    if _SWITCH.search(new) and same_subject >= cfg.switch_subject:
+        added = new_words - old_words - {w for m in _SWITCH.findall(new) for w in m.lower().split()}
         if added:
             return "replaced by: " + ", ".join(sorted(added)[:4])
     return None
+
+
+def _value_words(values: set[str]) -> set[str]:
+    return {w for v in values for w in _WORD.findall(v)}
 
 
 def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
@@ -94,14 +113,15 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
         threshold = config.correction_at if new_kind == MemoryKind.CORRECTION else config.conflict_at
         if s < threshold or memory.immutable or memory.pinned:
             continue
-        why = conflict_reason(memory.content, new_text)
+        why = conflict_reason(memory.content, new_text, config)
         if why is None and new_kind == MemoryKind.CORRECTION and s >= config.update_at:
             why = "user correction"
         if why:
             return GateDecision(WriteAction.SUPERSEDED, memory, s, why)
     if sim >= config.reinforce_at:
         return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
-    if sim >= config.update_at and not best.immutable and coverage(best.content, new_text) >= config.update_coverage:
+    if (sim >= config.update_at and not best.immutable
+            and share(content_words(best.content), content_words(new_text)) >= config.update_coverage):
         return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
     if sim >= config.gap_low and importance < config.gap_min_importance:
         return GateDecision(WriteAction.SKIPPED, best, sim,

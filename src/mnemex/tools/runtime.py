@@ -31,9 +31,17 @@ class ToolRuntime:
         if headers:
             value = headers.get(PROJECT_HEADER)
             if value:
-                return value
+                return _utf8_header(value)
         return self.default_project
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run a blocking engine call in a worker thread so the event loop never stalls."""
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+
+
+def _utf8_header(value: str) -> str:
+    """Header values arrive decoded as latin-1; the relay sends UTF-8 paths (/home/jörg/...)."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return value
