@@ -41,6 +41,7 @@ def variants() -> list[tuple[str, RetrievalConfig]]:
         ("- composite re-score", d.model_copy(update={"composite": False})),
         ("- entity boost", d.model_copy(update={"weights": w.model_copy(update={"entity": 0.0})})),
         ("- activation/importance/utility", d.model_copy(update={"weights": w.model_copy(update={"activation": 0.0, "importance": 0.0, "utility": 0.0})})),
+        ("- intent routing (hypothetical → dense 0.7)", d.model_copy(update={"intent_routing": False})),
         ("- temporal parsing", d.model_copy(update={"temporal": False})),
         ("- decomposition", d.model_copy(update={"decomposition": False})),
         ("score fusion → weighted RRF", d.model_copy(update={"fusion": "rrf", "dense_weight": 1.0, "sparse_weight": 1.0})),

@@ -94,6 +94,9 @@ def test_gate_keeps_real_queries(text):
     ("Who is Alice?", Intent.ENTITY),
     ("What port does the API server listen on?", Intent.FACTUAL),
     ("database migration notes", Intent.GENERAL),
+    ("Would the user accept a breaking change here?", Intent.HYPOTHETICAL),
+    ("what might break if we upgrade pydantic", Intent.HYPOTHETICAL),
+    ("Could you show the deploy command?", Intent.GENERAL),
 ])
 def test_intent_classification(query, intent):
     assert classify_intent(query) == intent

@@ -23,6 +23,7 @@ _TAIL = re.compile(r"[\s?.!]+$")
 
 _TEMPLATES: dict[Intent, tuple[str, ...]] = {
     Intent.TEMPORAL: ("{core} on that day", "I remember when {core}"),
+    Intent.HYPOTHETICAL: ("{core}", "I think {core}"),
     Intent.CAUSAL: ("{core} because", "the reason {core} is"),
     Intent.PROCEDURAL: ("to {core}, run", "the steps to {core} are"),
     Intent.PREFERENCE: ("I prefer {core}", "my favorite {core}"),

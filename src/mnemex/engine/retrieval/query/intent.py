@@ -11,6 +11,7 @@ from enum import StrEnum
 
 class Intent(StrEnum):
     TEMPORAL = "temporal"
+    HYPOTHETICAL = "hypothetical"
     CAUSAL = "causal"
     PROCEDURAL = "procedural"
     PREFERENCE = "preference"
@@ -23,6 +24,10 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (Intent.TEMPORAL, re.compile(
         r"^\s*when\b|\bwhat (?:time|date|day|year|month)\b|\bhow long (?:ago|since|before|after)\b|"
         r"\bsince when\b|\b(?:first|last) time\b|\bhow (?:often|recently)\b", re.I)),
+    # "would X ...", "what might ...", "is it likely ...": answered by inference from what is known
+    # about X, rarely by the question's own words
+    (Intent.HYPOTHETICAL, re.compile(
+        r"^\s*(?:would|might|could)\b(?!\s+(?:you|we|i)\b)|\b(?:likely|probably|might)\b", re.I)),
     (Intent.CAUSAL, re.compile(
         r"^\s*why\b|\bwhat (?:caused|causes|made)\b|\breason(?:s)? (?:for|why)\b|\bhow come\b|\broot cause\b", re.I)),
     (Intent.PROCEDURAL, re.compile(
