@@ -221,6 +221,32 @@ def test_entity_hub(journal):
     assert journal.entity_hub("nothing") == []
 
 
+def test_entity_hub_by_untyped_name(journal):
+    journal.index_entities("m1", ["file:src/billing/invoice.py", "service:redis"])
+    journal.index_entities("m2", ["tool:redis-cli", "package:redis", "C:\\work\\app.py"])
+    assert journal.entity_hub("src/billing/invoice.py") == ["m1"]
+    assert journal.entity_hub("redis") == ["m1", "m2"]  # a service and a package of that name
+    assert journal.entity_hub("service:redis") == ["m1"]
+    assert journal.entity_hub("C:\\work\\app.py") == ["m2"]  # a drive letter is no type
+
+
+def test_version_1_journal_is_migrated(tmp_path):
+    path = tmp_path / "journal.sqlite3"
+    raw = sqlite3.connect(path)
+    raw.executescript("""
+        CREATE TABLE schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL);
+        INSERT INTO schema_version VALUES (1, 'v1', '2026-01-01T00:00:00+00:00');
+        CREATE TABLE entity_index (entity TEXT NOT NULL COLLATE NOCASE, memory_id TEXT NOT NULL,
+                                   PRIMARY KEY (entity, memory_id));
+        INSERT INTO entity_index VALUES ('service:postgres', 'm1');
+    """)
+    raw.close()
+    j = Journal(path, clock=Clock())
+    assert j.schema_version() == SCHEMA_VERSION == 2
+    assert j.entity_hub("postgres") == ["m1"] and j.entity_hub("service:postgres") == ["m1"]
+    j.close()
+
+
 # -------------------------------------------------------------------- purge
 SECRET = "the launch codes are 7731-alpha-tango"
 

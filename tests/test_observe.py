@@ -381,3 +381,19 @@ def test_observation_is_deterministic_and_frozen():
     assert first == second
     with pytest.raises(AttributeError):
         first.kind = K.FACT  # type: ignore[misc]
+
+
+def test_empty_text():
+    obs = observe("   ")
+    assert obs.kind == K.FACT and obs.has(ObserveFlag.TOO_SHORT) and obs.density == 0.0 and obs.entities == ()
+    assert [a.text for a in obs.atoms] == [""]
+
+
+@pytest.mark.parametrize("text", ["a" * 20_000, "a." * 10_000, "a/" * 10_000, "-" * 20_000, "`" * 20_000,
+                                  "x and " * 3_000, "<a>" * 6_000])
+def test_adversarial_input_stays_linear(text):
+    import time
+
+    start = time.perf_counter()
+    observe(text)
+    assert time.perf_counter() - start < 1.5

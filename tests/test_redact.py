@@ -108,3 +108,13 @@ def test_multiline_env_file():
         "SENTRY_DSN=$SENTRY_DSN",
         "STRIPE_SECRET_KEY=[REDACTED:stripe_key]",
     ]
+
+
+@pytest.mark.parametrize("text", ["a." * 10_000, "token:" * 3_000, "password_" * 2_000, "x=" * 8_000,
+                                  "the key token secret " * 900, "postgres://" + "u" * 9_000 + ":"])
+def test_adversarial_input_stays_linear(text):
+    import time
+
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 1.5

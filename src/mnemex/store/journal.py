@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from mnemex.errors import InvalidInputError
 from mnemex.models import utcnow
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
 
@@ -53,6 +53,15 @@ CREATE TABLE IF NOT EXISTS entity_index (
     entity TEXT NOT NULL COLLATE NOCASE, memory_id TEXT NOT NULL, PRIMARY KEY (entity, memory_id));
 CREATE INDEX IF NOT EXISTS entity_index_memory ON entity_index (memory_id);
 """
+# Version 2: entity_index.name, the entity without its type ("file:a.py" -> "a.py"), so a hub
+# can be asked for "a.py" without knowing the type.
+_MIGRATIONS = {
+    2: ("entity names without type", (
+        "ALTER TABLE entity_index ADD COLUMN name TEXT COLLATE NOCASE",
+        "UPDATE entity_index SET name = CASE WHEN entity GLOB '[a-z][a-z][a-z]*:*' "
+        "THEN substr(entity, instr(entity, ':') + 1) ELSE entity END",
+        "CREATE INDEX IF NOT EXISTS entity_index_name ON entity_index (name)")),
+}
 
 
 class RelationType(StrEnum):
@@ -144,7 +153,13 @@ class Journal:
         self._conn().executescript(_SCHEMA)  # idempotent DDL, so concurrent openers are fine
         with self._tx() as con:
             con.execute("INSERT OR IGNORE INTO schema_version VALUES (?, ?, ?)",
-                        (SCHEMA_VERSION, "audit, versions, relations, entity index", self._now()[0]))
+                        (1, "audit, versions, relations, entity index", self._now()[0]))
+            have = con.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+            for version in range(have + 1, SCHEMA_VERSION + 1):
+                description, statements = _MIGRATIONS[version]
+                for sql in statements:
+                    con.execute(sql)
+                con.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, description, self._now()[0]))
 
     # ------------------------------------------------------------ connections
     def _conn(self) -> sqlite3.Connection:
@@ -330,12 +345,15 @@ class Journal:
         names = sorted({e.strip() for e in entities if e and e.strip()}, key=str.lower)
         with self._tx() as con:
             con.execute("DELETE FROM entity_index WHERE memory_id = ?", (memory_id,))
-            con.executemany("INSERT OR IGNORE INTO entity_index VALUES (?, ?)", [(n, memory_id) for n in names])
+            con.executemany("INSERT OR IGNORE INTO entity_index (entity, memory_id, name) VALUES (?, ?, ?)",
+                            [(n, memory_id, _untyped(n)) for n in names])
 
     def entity_hub(self, entity: str) -> list[str]:
-        """Ids of the memories that mention `entity` (case-insensitive), sorted."""
-        rows = self._conn().execute("SELECT memory_id FROM entity_index WHERE entity = ? ORDER BY memory_id",
-                                    (entity.strip(),)).fetchall()
+        """Ids of the memories that mention `entity` (case-insensitive), sorted. A typed key
+        ("service:redis") matches exactly; an untyped name ("redis") matches it under any type."""
+        key = entity.strip()
+        rows = self._conn().execute("SELECT DISTINCT memory_id FROM entity_index WHERE entity = ? OR name = ? "
+                                    "ORDER BY memory_id", (key, key)).fetchall()
         return [r[0] for r in rows]
 
     # ------------------------------------------------------------------- purge
@@ -390,6 +408,12 @@ def _scrub(value: Any, memory_id: str) -> Any:
     if isinstance(value, list):
         return [_scrub(v, memory_id) for v in value]
     return value
+
+
+def _untyped(entity: str) -> str:
+    """"file:src/a.py" -> "src/a.py"; entities without a lower-case type prefix stay as they are."""
+    prefix, sep, rest = entity.partition(":")
+    return rest if sep and len(prefix) >= 3 and prefix.isalpha() and prefix.islower() else entity
 
 
 def _relation_type(value: RelationType | str) -> RelationType:

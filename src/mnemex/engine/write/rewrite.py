@@ -20,7 +20,7 @@ _PROTECTED = re.compile(
     r"|(?<![\w])'[^'\n]+'(?![\w])"                      # single quotes, not apostrophes
     r"|\b[a-z][a-z0-9+.\-]*://\S*[^\s.,;:!?)\]]"        # URLs, without a closing period
     r"|[A-Za-z]:\\\S*[^\s.,;:!?)]"                      # Windows paths
-    r"|(?<![\w])[\w.~\-@]*/[\w./~\-@]*"                 # paths, "I/O", "and/or"
+    r"|(?<![\w])[\w.~\-@]{0,200}/[\w./~\-@]*"           # paths, "I/O", "and/or" (bounded: no O(n^2))
     r"|\b(?:e\.g|i\.e|etc|vs|approx|cf|Dr|Mr|Mrs|Ms|No|Inc|Ltd|Corp)\."  # abbreviations
     r"|\b[\w\-]+(?:\.[\w\-]+)+"                         # dotted: v1.2.3, node.js, os.path, 3.5
 )

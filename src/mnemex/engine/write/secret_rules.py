@@ -56,7 +56,7 @@ def _not_placeholder(value: str) -> bool:
 _STRONG_LAST_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "pass": "password",
     "passphrase": "password", "secret": "secret", "token": "secret", "apikey": "secret",
-    "credential": "secret", "credentials": "secret", "pat": "secret",
+    "credential": "secret", "credentials": "secret",
 }
 # "<word> key" pairs that name a secret; any other "*_key" (sort_key, cache_key) is only
 # redacted when its value is random-looking.
@@ -76,9 +76,11 @@ def classify_key(key: str) -> tuple[str, bool] | None:
     """(kind, strong) when an assignment key names a secret, else None. Strong keys redact any
     literal value; weak ones (`*_KEY`) only random-looking values."""
     words = _key_words(key)
-    if not words or words[0] in _DENY_FIRST_WORDS:
-        return None
+    if not words or words[0] in _DENY_FIRST_WORDS or {"public", "publishable"} & set(words):
+        return None  # public keys are public
     last = words[-1]
+    if last == "pass" and len(words) == 1:
+        return None  # "pass" alone is a filter pass, a loop pass, `pass: ...`; DB_PASS is a password
     if last in _STRONG_LAST_WORDS:
         return _STRONG_LAST_WORDS[last], True
     glued = next((w for w in _GLUED_SUFFIXES if last.endswith(w)), None)
@@ -95,27 +97,44 @@ def _assignment_spans(m: re.Match[str], limits: Limits) -> Iterator[Span]:
     verdict = classify_key(m.group("key"))
     if verdict is None:
         return
-    _kind, strong = verdict
+    kind, strong = verdict
     name = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
     value, op = m.group(name), m.group("op")
-    if sv.is_placeholder(value):
+    if sv.is_placeholder(value) or sv.is_short_number(value) or (name == "bare" and sv.looks_like_code(value)):
         return
+    if kind == "secret" and not sv.could_be_token(value):
+        return  # `EOS_TOKEN = "</s>"`, `tile_token="TILE"`: code names tokens that are not credentials
+    if _key_words(value) == _key_words(m.group("key"))[-len(_key_words(value)):]:
+        return  # `CHALLENGE_PASSWORD: "challengePassword"`: the value names the key
     if not strong:
         if sv.is_random_token(value, min_length=limits.min_token_length, min_entropy=limits.min_entropy,
                               min_hex_entropy=limits.min_hex_entropy):
             yield m.span(name)
         return
     if name == "bare":
-        if sv.looks_like_code(value):
-            return
-        spaced = m.group("sp") != ""
-        if spaced and op in ("=", ":=", "=>") and sv.is_identifier(value) and not sv.looks_like_credential(value):
-            return  # `password = new_password`: a variable, not a literal
+        if sv.is_identifier(value) and not _is_env_line(m):
+            # `password=password`, `credentials=new_credentials`, `k_pass = k_pass * s`: a
+            # variable, unless it reads like a chosen password (hunter2)
+            if _key_word_in(m.group("key"), value) or not sv.looks_like_password_word(value):
+                return
         if op == ":" and not sv.looks_like_credential(value):
             return  # YAML/prose "password: required"
     elif sv.is_prose(value) or len(value) < 3:
         return
     yield m.span(name)
+
+
+def _is_env_line(m: re.Match[str]) -> bool:
+    """`DB_PASSWORD=x` opening a line (optionally after `export`): a .env/shell literal."""
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    prefix = m.string[line_start:m.start()].strip()
+    key = m.group("key")
+    return prefix in ("", "export", "set") and key.upper() == key and m.group("op") == "=" and not m.group("sp")
+
+
+def _key_word_in(key: str, value: str) -> bool:
+    words = _key_words(key)
+    return bool(words) and words[-1] in value.lower()
 
 
 def _assignment_kind(m: re.Match[str]) -> str:
@@ -124,14 +143,14 @@ def _assignment_kind(m: re.Match[str]) -> str:
 
 
 _ASSIGNMENT = re.compile(
-    r"""(?P<key>(?<![\w$])[A-Za-z_][\w.\-]*)["'`]?"""
+    r"""(?P<key>(?<![\w$])[A-Za-z_][\w.\-]{0,63})["'`]?"""
     r"""(?:[ \t]*:[ \t]*[A-Za-z_][\w\[\]., |]{0,40}?(?=[ \t]*=[^=]))?"""   # a type annotation: `pw: str = ...`
     r"""(?P<sp>[ \t]*)(?P<op>:=|=>|=(?!=)|:(?![/\\]))[ \t]*"""
     r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>[^\s"'`,;&)}\]<>]+))"""
 )
 _CLI_FLAG = re.compile(
-    r"""(?<![\w-])--?(?P<key>(?:db-|admin-|api-|client-)?(?:password|passwd|token|secret|api-key|apikey|client-secret))"""
-    r"""(?:=|\s+)["']?(?P<value>[^\s"']+)"""
+    r"""(?:(?<=\s)|^)--?(?P<key>(?:db-|admin-|api-|client-)?(?:password|passwd|token|secret|api-key|apikey|client-secret))"""
+    r"""(?P<sep>=|\s+)["']?(?P<value>[^\s"']+)""", re.MULTILINE
 )
 _ENTROPY_CONTEXT = re.compile(
     r"(?i)\b(?:api[ _-]?key|key|token|secret|password|passphrase|credential|credentials|auth|bearer|signature|apikey)s?\b"
@@ -149,9 +168,27 @@ def _entropy_spans(m: re.Match[str], limits: Limits) -> Iterator[Span]:
     for cand in _TOKEN_CANDIDATE.finditer(line):
         if cand.start() > limits.context_window:
             break  # the window bounds where a token may start, not where it ends
+        if line[cand.end():cand.end() + 1] == "(":
+            continue  # a function call
         if sv.is_random_token(cand.group(), min_length=limits.min_token_length, min_entropy=limits.min_entropy,
                               min_hex_entropy=limits.min_hex_entropy, hash_context=hashy):
             yield start + cand.start(), start + cand.end()
+
+
+def _cli_spans(m: re.Match[str]) -> Iterator[Span]:
+    value, (start, end) = m.group("value"), m.span("value")
+    if m.group("sep") != "=":
+        value = value.rstrip(".,;:!?")
+        end = start + len(value)
+        if not sv.looks_like_credential(value):
+            return  # "the --password option": prose, not a value
+    if not sv.is_placeholder(value) and not value.startswith("-"):
+        yield start, end
+
+
+def _has_key_body(block: str) -> bool:
+    """A PEM block with key material, not just the BEGIN/END marker strings of a parser."""
+    return re.search(r"[A-Za-z0-9+/=]{20,}", re.sub(r"-----[^-]+-----", "", block)) is not None
 
 
 def _aws_secret_spans(m: re.Match[str], limits: Limits) -> Iterator[Span]:
@@ -168,7 +205,7 @@ RULES: tuple[SecretRule, ...] = (
     SecretRule("private_key", _rx(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:\s+[A-Za-z0-9+/=:,\-]+)*)"),
-        100, _group()),
+        100, _group(0, _has_key_body)),
     SecretRule("aws_access_key", _rx(r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"), 80,
                _group(0, lambda v: _mixed(v) and not v.endswith("EXAMPLE"))),  # AWS's documented sample key
     SecretRule("github_token", _rx(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255})\b"),
@@ -208,7 +245,7 @@ RULES: tuple[SecretRule, ...] = (
     SecretRule("connection_string", _rx(
         r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]*:(?P<secret>[^\s/'\"<>]+)@[^\s/@'\"?#:<>]+"),
         50, _group("secret", _not_placeholder)),
-    SecretRule("cli_secret", _CLI_FLAG, 45, _group("value", lambda v: _not_placeholder(v) and not v.startswith("-"))),
+    SecretRule("cli_secret", _CLI_FLAG, 45, lambda m, _l: _cli_spans(m)),
     SecretRule("assignment", _ASSIGNMENT, 40, _assignment_spans),
     SecretRule("password", _rx(  # prose: "the admin password is: Winter2025!"
         r"(?i)\b(?:password|passwd|passphrase)(?:\s+(?:for|of|on)\s+[\w\s\-]{1,30}?)?\s+(?:is|was)\s*:?\s*[\"'`]?(?P<secret>[^\s\"'`]+?)[\"'`.,;]?(?=\s|$)"),

@@ -16,7 +16,7 @@ from collections import Counter
 # useful memory "the sample .env still says changeme".
 _PLACEHOLDER_WORDS = frozenset({
     "changeme", "change-me", "change_me", "changeit", "placeholder", "example", "sample", "dummy",
-    "redacted", "secret", "password", "passwd", "pass", "token", "apikey", "api_key", "api-key",
+    "redacted", "secret", "password", "passwd", "pass", "pwd", "token", "apikey", "api_key", "api-key",
     "key", "value", "none", "null", "nil", "undefined", "true", "false", "todo", "tbd", "n/a", "na",
     "foo", "bar", "baz", "test", "string", "str", "bytes", "int", "required", "optional",
     "secretstr", "your_password", "mypassword", "yourpassword", "notasecret", "empty", "unset",
@@ -24,7 +24,7 @@ _PLACEHOLDER_WORDS = frozenset({
 _PLACEHOLDER_PATTERNS = (
     re.compile(r"^<[^<>]*>$"),                         # <your-token>
     re.compile(r"^\[[^\[\]]*\]$"),                     # [REDACTED:...], [token]
-    re.compile(r"^\{\{.*\}\}$|^\{[\w.]*\}$"),          # {{ secrets.X }}, {token}
+    re.compile(r"^\{"),                                # {{ secrets.X }}, f"{token}", {token!r}
     re.compile(r"^(?:\$\{|\$\(|\$[A-Za-z_]|%\(|%[A-Za-z_]+%$|#\{|@@?[A-Za-z_])"),  # ${X} $X %(x)s %X%
     re.compile(r"^(?:x+|\*+|\.+|-+|_+|0+|#+|•+)$", re.IGNORECASE),  # xxxx, ****, ...
     re.compile(r"^(?:your|my|insert|enter|put|add|replace)[-_ ]", re.IGNORECASE),  # your-api-key-here
@@ -41,11 +41,27 @@ _WORDY_PATH = re.compile(r"^[a-z0-9_-]+(?:/[a-z0-9_-]+)+/?$")
 def is_placeholder(value: str) -> bool:
     """True for template markers, empty values and references to other variables."""
     v = value.strip().strip("\"'`")
-    if not v:
-        return True
+    if not re.sub(r"^\W+|\W+$", "", v):
+        return True  # empty, or only punctuation: ":****", "..."
     if v.lower() in _PLACEHOLDER_WORDS:
         return True
     return any(p.search(v) for p in _PLACEHOLDER_PATTERNS)
+
+
+def could_be_token(value: str) -> bool:
+    """Whether a value of a token/secret/api-key key can be a credential: machine-made
+    credentials carry digits or are long and mixed. Words (`send_message`, `TILE`), special
+    tokens of tokenizers (`</s>`, `<|image|>`) and prose ("a secret") cannot."""
+    if re.fullmatch(r"#[0-9A-Fa-f]{3,8}", value):
+        return False  # a colour
+    if any(c.isdigit() for c in value):
+        return not is_wordy(value) or len(value) >= 24
+    return len(value) >= 16 and char_classes(value) >= 3 and not is_wordy(value) and " " not in value
+
+
+def is_short_number(value: str) -> bool:
+    """-1, 0, 4096: counts and ids, not secrets (a PIN of 8+ digits still is one)."""
+    return re.fullmatch(r"-?\d[\d_]{0,8}(?:\.\d+)?", value) is not None
 
 
 def looks_like_code(value: str) -> bool:
@@ -82,6 +98,25 @@ def looks_like_credential(value: str, min_length: int = 6) -> bool:
     has_other = any(c.isdigit() or not c.isalnum() for c in value)
     mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value[1:])
     return has_alpha and (has_other or (mixed_case and len(value) >= 8))
+
+
+def looks_like_password_word(value: str) -> bool:
+    """A bare word (letters, digits, `_`) reads like a chosen password rather than a variable:
+    letters and digits mixed (hunter2, correcthorse42), not snake_case or camelCase names
+    (use_cache_v2, userPass1)."""
+    if len(value) < 6 or is_placeholder(value) or "_" in value:
+        return False
+    if is_wordy(value) and re.search(r"[a-z][A-Z]", value):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+
+
+def is_wordy(value: str) -> bool:
+    """True when at least half of the value is made of word-like runs ("EXPERTS", "Multimodal",
+    "registers"): identifiers and prose, unlike random tokens whose letter runs are short."""
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", value)
+    wordy = sum(len(p) for p in parts if len(p) >= 4 and re.search(r"[aeiouAEIOU]", p))
+    return wordy * 2 >= len(value)
 
 
 def shannon_entropy(value: str) -> float:
@@ -123,7 +158,7 @@ def is_random_token(value: str, *, min_length: int, min_entropy: float, min_hex_
         return False
     if _HEX.match(v):
         return not hash_context and len(v) >= 32 and shannon_entropy(v) >= min_hex_entropy
-    if char_classes(v) < 3 and sum(c.isdigit() for c in v) < 4:
+    if (char_classes(v) < 3 and sum(c.isdigit() for c in v) < 4) or is_wordy(v):
         return False  # long camelCase/snake_case identifiers, not tokens
     if decodes_to_text(value):
         return False
