@@ -50,7 +50,7 @@ def variants() -> list[tuple[str, RetrievalConfig]]:
         ("+ template HyDE", d.model_copy(update={"hyde": True})),
         ("+ seed intent router", SEED_ROUTER),
         ("+ context neighbours (context_of)", d.model_copy(update={"context_neighbours": True})),
-        ("candidates 50 (not 100)", d.model_copy(update={"candidates": 50})),
+        ("candidates 100 (not 50)", d.model_copy(update={"candidates": 100})),
         ("plain RRF (dense + BM25, K=60)", PLAIN_RRF),
         ("BM25 only (Qdrant Edge Bm25)", BM25_ONLY),
         ("dense only (MiniLM)", DENSE_ONLY),
