@@ -1,6 +1,20 @@
-"""The read path: gate, route, expand, hybrid candidates, fuse, re-score, diversify."""
+"""The read path: gate, route, expand, hybrid candidates, fuse, propagate, re-score, diversify."""
 
-from mnemex.engine.retrieval.config import BM25_ONLY, DEFAULT, DENSE_ONLY, PLAIN_RRF, RetrievalConfig
+from mnemex.engine.retrieval.config import (
+    BM25_ONLY,
+    DEFAULT,
+    DENSE_ONLY,
+    FAST,
+    PLAIN_RRF,
+    RECIPES,
+    SEED_ROUTER,
+    CompositeWeights,
+    IntentProfile,
+    RetrievalConfig,
+)
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 
-__all__ = ["BM25_ONLY", "DEFAULT", "DENSE_ONLY", "PLAIN_RRF", "RankedMemory", "RetrievalConfig", "Retriever"]
+__all__ = [
+    "BM25_ONLY", "DEFAULT", "DENSE_ONLY", "FAST", "PLAIN_RRF", "RECIPES", "SEED_ROUTER", "CompositeWeights",
+    "IntentProfile", "RankedMemory", "RetrievalConfig", "Retriever",
+]
