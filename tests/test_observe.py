@@ -91,7 +91,7 @@ KIND_CASES = [
 def test_classification(text, kind):
     result = classify(text)
     assert result.kind == kind, result
-    assert DEFAULT_OBSERVER.kind_base[kind] <= result.confidence <= 1.0
+    assert DEFAULT_OBSERVER.kind_base.of(kind) <= result.confidence <= 1.0
     assert result.scores[0] == (kind, result.confidence) and result.cues
 
 
@@ -121,7 +121,7 @@ def test_no_cue_gives_fallback_and_confidence_adds_up():
     # one correction cue: 1 - (1 - 0.4) * (1 - 0.3) = 0.58
     assert classify("Actually, the API runs on port 8081.").scores[0] == (K.CORRECTION, 0.58)
     assert classify("I prefer tabs", config=DEFAULT_OBSERVER.model_copy(
-        update={"kind_base": {**DEFAULT_OBSERVER.kind_base, K.PREFERENCE: 0.0}})).confidence == 0.771  # 1-.45*.6*.85
+        update={"kind_base": DEFAULT_OBSERVER.kind_base.model_copy(update={"preference": 0.0})})).confidence == 0.771
 
 
 def test_entity_rich_text_gets_the_entity_base():
@@ -397,3 +397,13 @@ def test_adversarial_input_stays_linear(text):
     start = time.perf_counter()
     observe(text)
     assert time.perf_counter() - start < 1.5
+
+
+def test_defaults_are_the_design_notes_numbers():
+    c = DEFAULT_OBSERVER
+    assert (c.min_chars, c.max_chars, c.code_heavy_ratio, c.markdown_heavy_lines, c.emoji_heavy_count) == (10, 5000, 0.5, 5, 3)
+    assert (c.weights.novelty, c.weights.arousal, c.weights.reward, c.weights.attention) == (0.25, 0.30, 0.25, 0.20)
+    assert (c.kind_base.correction, c.kind_base.preference, c.kind_base.decision, c.kind_base.entity,
+            c.kind_base.fact) == (0.40, 0.30, 0.35, 0.30, 0.25)
+    assert (c.max_entities, c.plan_default_days) == (8, 7)
+    assert all(0.7 <= c.kind_boost.of(k) <= 1.3 for k in (K.CORRECTION, K.FACT, K.PLAN)) and c.noise_boost == 0.7

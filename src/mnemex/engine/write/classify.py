@@ -143,7 +143,7 @@ def classify(text: str, *, entity_count: int = 0, config: ObserverConfig = DEFAU
             fired[kind] = hits
     if not fired:
         return Classification(config.fallback_kind, config.fallback_confidence, (), ())
-    scores = {kind: _score(config.kind_base.get(kind, 0.3), hits) for kind, hits in fired.items()}
+    scores = {kind: _score(config.kind_base.of(kind, 0.3), hits) for kind, hits in fired.items()}
     ranked = sorted(scores.items(), key=lambda ks: (-ks[1], KIND_ORDER.index(ks[0])))
     best = ranked[0][0]
     return Classification(best, round(ranked[0][1], 3), tuple((k, round(s, 3)) for k, s in ranked),

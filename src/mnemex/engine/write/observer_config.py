@@ -32,24 +32,30 @@ class ChannelFloors(_Frozen):
     attention: float = Field(0.2, ge=0, le=1)
 
 
-def _kind_base() -> dict[MemoryKind, float]:
-    # correction .40, preference .30, decision .35, entity .30, fact .25 come from the design
-    # notes; convention, procedure and plan are ours, set beside decision.
-    return {
-        MemoryKind.CORRECTION: 0.40, MemoryKind.PREFERENCE: 0.30, MemoryKind.DECISION: 0.35,
-        MemoryKind.CONVENTION: 0.35, MemoryKind.PROCEDURE: 0.35, MemoryKind.PLAN: 0.30,
-        MemoryKind.ENTITY: 0.30, MemoryKind.FACT: 0.25,
-    }
+class PerKind(_Frozen):
+    """One number for each kind the observer classifies into (frozen, unlike a dict)."""
+
+    correction: float = Field(ge=0)
+    preference: float = Field(ge=0)
+    decision: float = Field(ge=0)
+    convention: float = Field(ge=0)
+    procedure: float = Field(ge=0)
+    plan: float = Field(ge=0)
+    entity: float = Field(ge=0)
+    fact: float = Field(ge=0)
+
+    def of(self, kind: MemoryKind, default: float = 1.0) -> float:
+        return getattr(self, kind.value, default)
 
 
-def _kind_boost() -> dict[MemoryKind, float]:
-    # The notes' encoding boost (0.7-1.3): what a coding agent is told to do or not to do
-    # (corrections, preferences, conventions) matters more than a passing fact.
-    return {
-        MemoryKind.CORRECTION: 1.25, MemoryKind.PREFERENCE: 1.15, MemoryKind.CONVENTION: 1.15,
-        MemoryKind.DECISION: 1.1, MemoryKind.PROCEDURE: 1.05, MemoryKind.PLAN: 1.0,
-        MemoryKind.ENTITY: 1.0, MemoryKind.FACT: 1.0,
-    }
+# correction .40, preference .30, decision .35, entity .30, fact .25 come from the design
+# notes; convention, procedure and plan are ours, set beside decision.
+KIND_BASE = PerKind(correction=0.40, preference=0.30, decision=0.35, convention=0.35, procedure=0.35,
+                    plan=0.30, entity=0.30, fact=0.25)
+# The notes' encoding boost (0.7-1.3): what a coding agent is told to do or not to do
+# (corrections, preferences, conventions) matters more than a passing fact.
+KIND_BOOST = PerKind(correction=1.25, preference=1.15, decision=1.1, convention=1.15, procedure=1.05,
+                     plan=1.0, entity=1.0, fact=1.0)
 
 
 class ObserverConfig(_Frozen):
@@ -62,12 +68,10 @@ class ObserverConfig(_Frozen):
     min_density: float = Field(0.3, ge=0, le=1, description="Below this information density the text is flagged low-density.")
     max_entities: int = Field(8, ge=0, description="Entities kept per observation.")
     entity_rich_count: int = Field(2, ge=1, description="Entities that make text entity-rich (an entity cue).")
-    kind_base: dict[MemoryKind, float] = Field(default_factory=_kind_base,
-                                               description="Confidence of a kind when its weakest cue fires.")
+    kind_base: PerKind = Field(KIND_BASE, description="Confidence of a kind when its weakest cue fires.")
     fallback_kind: MemoryKind = Field(MemoryKind.FACT, description="Kind when no cue fires.")
     fallback_confidence: float = Field(0.2, ge=0, le=1)
-    kind_boost: dict[MemoryKind, float] = Field(default_factory=_kind_boost,
-                                                description="Encoding boost multiplier by kind (0.7-1.3).")
+    kind_boost: PerKind = Field(KIND_BOOST, description="Encoding boost multiplier by kind (0.7-1.3).")
     noise_boost: float = Field(0.7, ge=0, le=1.3, description="Encoding boost of system, injected or low-density text.")
     weights: ImportanceWeights = ImportanceWeights()
     floors: ChannelFloors = ChannelFloors()

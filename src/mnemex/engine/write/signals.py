@@ -87,7 +87,7 @@ def importance(channels: Channels, *, novelty: float, kind: MemoryKind, noisy: b
     w = config.weights
     raw = (w.novelty * novelty + w.arousal * channels.arousal + w.reward * channels.reward
            + w.attention * channels.attention)
-    boost = config.noise_boost if noisy else config.kind_boost.get(kind, 1.0)
+    boost = config.noise_boost if noisy else config.kind_boost.of(kind)
     return round(max(0.0, min(1.0, raw * boost)), 3)
 
 
