@@ -16,7 +16,8 @@ pytestmark = pytest.mark.anyio
 EXPECTED = {
     # name: (required params, optional params, read_only, destructive, idempotent)
     "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned"}, False, False, False),
-    "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before", "as_of"},
+    "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before", "as_of",
+                       "with_context"},
                       True, False, True),
     "recall_memory": ({"ids"}, set(), True, False, True),
     "update_memory": ({"id"}, {"content", "kind", "tags", "importance", "pinned"}, False, False, True),

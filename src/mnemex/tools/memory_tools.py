@@ -91,6 +91,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         after: Annotated[datetime | None, Field(description="Only memories created after this time.")] = None,
         before: Annotated[datetime | None, Field(description="Only memories created before this time.")] = None,
         as_of: Annotated[datetime | None, Field(description="Answer as the memory stood at this time (point-in-time).")] = None,
+        with_context: Annotated[bool, Field(description="Also return the neighbours in time (same session) of the top hits.")] = False,
     ) -> SearchResult:
         """Search long-term memory before starting a task or when a past decision, convention, fix or preference may matter; returns compact previews with ids."""
         flt = MemoryFilter(
@@ -101,7 +102,8 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
             as_of=as_of,
         )
         with mcp_errors():
-            ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit)
+            ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit,
+                                  neighbours=True if with_context else None)
         hits = [to_hit(r) for r in ranked]
         hint = "Use recall_memory with ids for full entries." if hits else "Nothing relevant stored yet."
         return SearchResult(results=hits, count=len(hits), hint=hint)

@@ -313,13 +313,17 @@ class Retriever:
                 confidence=confidence(cand.cosine, cand.bm25_share, rank),
                 why=tuple(dict.fromkeys(cand.why)),
             ))
+        results = results[:limit]
         if cfg.context_neighbours and cfg.context_hits and results:
-            results = self._attach_context(results, cands, flt, cfg, limit)
-        return results[:limit]
+            results = self._attach_context(results, cands, flt, cfg)
+        return results
 
     def _attach_context(self, results: list[RankedMemory], cands: dict[str, _Candidate],
-                        flt: MemoryFilter, cfg: RetrievalConfig, limit: int) -> list[RankedMemory]:
-        """Insert the neighbours in time of the top hits right after them; they displace the weakest hits."""
+                        flt: MemoryFilter, cfg: RetrievalConfig) -> list[RankedMemory]:
+        """Insert the neighbours in time of the top hits right after them (marked `context_of`).
+
+        They come on top of the `limit` hits; a caller that keeps only the first k results
+        (the benchmark) sees them displace the weakest hits."""
         anchors = results[: cfg.context_hits]
         links = self._timelines.links(self._store, [cands[r.memory.id].hit for r in anchors])
         present = {r.memory.id for r in results}
@@ -340,7 +344,7 @@ class Retriever:
                 out.append(RankedMemory(memory=payload_to_memory(found[key].payload), score=0.0,
                                         confidence=round(res.confidence * 0.5, 4), why=("context",),
                                         context_of=res.memory.id))
-        return out[: max(limit, len(anchors))]
+        return out
 
 
 def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:
