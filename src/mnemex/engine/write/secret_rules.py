@@ -102,17 +102,22 @@ def _assignment_spans(m: re.Match[str], limits: Limits) -> Iterator[Span]:
     value, op = m.group(name), m.group("op")
     if sv.is_placeholder(value) or sv.is_short_number(value) or (name == "bare" and sv.looks_like_code(value)):
         return
-    if kind == "secret" and not sv.could_be_token(value):
+    env = _is_env_line(m)
+    if kind == "secret" and not env and not sv.could_be_token(value):
         return  # `EOS_TOKEN = "</s>"`, `tile_token="TILE"`: code names tokens that are not credentials
     if _key_words(value) == _key_words(m.group("key"))[-len(_key_words(value)):]:
         return  # `CHALLENGE_PASSWORD: "challengePassword"`: the value names the key
+    if not strong and env:
+        if sv.could_be_token(value):  # MAILGUN_KEY=key-3ax6...; CACHE_KEY=users stays
+            yield m.span(name)
+        return
     if not strong:
         if sv.is_random_token(value, min_length=limits.min_token_length, min_entropy=limits.min_entropy,
                               min_hex_entropy=limits.min_hex_entropy):
             yield m.span(name)
         return
     if name == "bare":
-        if sv.is_identifier(value) and not _is_env_line(m):
+        if sv.is_identifier(value) and not env:
             # `password=password`, `credentials=new_credentials`, `k_pass = k_pass * s`: a
             # variable, unless it reads like a chosen password (hunter2)
             if _key_word_in(m.group("key"), value) or not sv.looks_like_password_word(value):
