@@ -138,6 +138,8 @@ ENTITY_CASES = [
     ("Call `getUserById()` from `mnemex.engine.service`; see `snake_case_name` and `MemoryEngine`.",
      ["function:getUserById", "module:mnemex.engine.service", "function:snake_case_name", "class:MemoryEngine"]),
     ("def build_engine(settings): return make_store()", ["function:build_engine", "function:make_store"]),
+    ("Use `logger = logging.getLogger(__name__)`, then log.info(msg) if(ok)",
+     ["function:logging.getLogger", "function:log.info"]),
     ("pip install fastembed==0.7.1 qdrant-client[fastembed] and restart; npm i -D @types/node left-pad@^1.3",
      ["tool:pip", "package:fastembed", "package:qdrant-client", "tool:npm", "package:@types/node", "package:left-pad"]),
     ("import numpy as np\nfrom mnemex.models import Memory", ["package:numpy", "module:mnemex.models", "package:mnemex"]),
@@ -166,6 +168,7 @@ ENTITY_FALSE_POSITIVES = [
     "Please react to the review; an apple a day; I will go home and make dinner.",
     "SHA256, ISO8601 and A100 are not error codes; neither is version 1.2.3.",
     "The request id was 550e8400-e29b-41d4-a716-446655440000.",
+    "Check the item(s) you changed (e.g. the first one).",
 ]
 
 

@@ -77,7 +77,8 @@ _ERRORS = (
 )
 _DEF = re.compile(r"\b(?:async\s+def|def|function|fn|func)\s+([A-Za-z_]\w*)")
 _CLASS_DEF = re.compile(r"\b(?:class|struct|interface|trait|enum)\s+([A-Z]\w*)")
-_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)")
+# foo(), obj.method(x, y): a call with its arguments on the line; not "item(s)".
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?!e?s\))(?=[^()\n]{0,80}\))")
 _BACKTICKED = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\([^`]*\))?`")
 _PY_IMPORT = re.compile(r"(?m)^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*))")
 _JS_IMPORT = re.compile(r"""(?:\bfrom\s+|\brequire\(\s*|\bimport\s+)['"]((?:@[\w.\-]+/)?[\w.\-]+)[^'"]*['"]""")
@@ -88,6 +89,8 @@ _INSTALL = re.compile(
 _DOTTED_MODULE = re.compile(r"(?<![\w.\-/])[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){2,}(?![\w\-/(])")
 _ORG_SUFFIX = re.compile(r"\b(?:[A-Z][\w&\-]*\s+){0,3}[A-Z][\w&\-]*\s+"
                          r"(?:Inc|Ltd|LLC|GmbH|Corp|Corporation|Labs|Technologies|Systems|Software|AG|BV)\b\.?")
+_KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "elif", "and", "or", "not", "with",
+                       "except", "assert", "yield", "await", "sizeof", "typeof", "function", "def"})
 _STOP_ARGS = frozenset({"and", "then", "to", "for", "with", "in", "on", "so", "but", "or", "because", "first",
                         "which", "that", "instead", "before", "after", "if", "is", "it", "the", "a", "an"})
 _PACKAGE_NAME = re.compile(r"^@?[A-Za-z0-9][\w.\-]*(?:/[\w.\-]+)?$")
@@ -198,7 +201,7 @@ def _code_symbols(text: str, claims: _Claims) -> Iterator[tuple[int, Entity]]:
             continue
         claims.take(*m.span(1))
     for m in _CALL.finditer(text):
-        if claims.free(*m.span(1)):
+        if claims.free(*m.span(1)) and m.group(1) not in _KEYWORDS:
             claims.take(*m.span(1))
             yield m.start(1), Entity(EntityType.FUNCTION, m.group(1))
     for pattern in (_PY_IMPORT, _RUN_MODULE):
