@@ -45,15 +45,15 @@ def test_near_identical_is_reinforced_not_duplicated(engine):
 
 
 def test_overlap_with_detail_updates_by_synthesis_keeping_every_fact(engine):
-    a = remember(engine, "We deploy the API with ArgoCD from the main branch.")
-    b = remember(engine, "We deploy the API with ArgoCD from the main branch; deploys need a green CI run first.")
+    a = remember(engine, "The API is deployed with ArgoCD from the main branch.")
+    b = remember(engine, "The API is deployed with ArgoCD from the main branch after a green CI run.")
     assert b.action == WriteAction.UPDATED and b.id == a.id
     mem = engine.recall([a.id], touch=False)[0]
     assert "ArgoCD" in mem.content and "green CI run" in mem.content
     assert engine.stats()["memories_total"] == 1
     if engine.journal is not None:
         versions = engine.journal.versions(a.id)
-        assert [v.content for v in versions][0] == "We deploy the API with ArgoCD from the main branch."
+        assert [v.content for v in versions][0] == "The API is deployed with ArgoCD from the main branch."
 
 
 def test_changed_value_supersedes_and_default_search_shows_only_current(engine):

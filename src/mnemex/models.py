@@ -132,6 +132,7 @@ class WriteOutcome(BaseModel):
     id: str | None = Field(None, description="The memory that now holds the content.")
     affected_ids: tuple[str, ...] = Field((), description="Other memories touched (superseded, merged).")
     reason: str = ""
+    also: tuple["WriteOutcome", ...] = Field((), description="Outcomes of the content's further atomic claims.")
 
 
 class SearchHit(BaseModel):

@@ -1,5 +1,14 @@
-"""Formation: turn a request into the memories to store (redact, observe, split, classify)
-and detect relations between a new memory and its neighbours. Deterministic and offline."""
+"""Formation: turn a request into the memories to store, and relate a new memory to its
+neighbours. Deterministic and offline.
+
+Every text is redacted first: secrets never reach the store, the journal or an embedding.
+Records of what happened (episodes, tool events) are then kept verbatim, with their entities.
+Everything else is observed: classified when the caller gave no kind, told in the third
+person ("I prefer tabs" -> "User prefers tabs"), split into atomic claims, given an importance
+from the four channels, a validity end when it is a plan, and flags. Flags never drop content:
+prompt injection and system content are stored, marked, and kept out of injection; only
+content below the density floor is skipped, and the caller is told.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +16,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from mnemex.engine.write.entities import extract_entities
+from mnemex.engine.write.observe import observe
+from mnemex.engine.write.redact import redact
+from mnemex.engine.write.shape import ObserveFlag
 from mnemex.models import Memory, MemoryKind, NewMemory
+
+RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
+#: Flags that keep a memory out of automatic injection (it stays searchable on request).
+NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CONTENT})
+SKIP_REASON = "skip_reason"
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,13 +39,39 @@ class Draft:
 
 
 def form(new: NewMemory, *, now: datetime) -> list[Draft]:
-    """The drafts a request becomes (one per atomic statement)."""
-    return [Draft(content=new.content.strip(), kind=new.kind or MemoryKind.FACT,
-                  importance=new.importance if new.importance is not None else 0.5)]
+    """The drafts a request becomes: one per atomic claim (one for records)."""
+    redaction = redact(new.content.strip())
+    text = redaction.text
+    base: dict[str, Any] = {}
+    if redaction.findings:
+        base["redacted"] = sorted({f.kind for f in redaction.findings})
+    if new.kind in RECORD_KINDS:
+        entities = tuple(e.key for e in extract_entities(text, 32))
+        importance = new.importance if new.importance is not None else 0.5
+        return [Draft(text, new.kind, importance, entities, None, base)]
+    obs = observe(text, now=now)
+    flags = sorted(str(f) for f in obs.flags)
+    if flags:
+        base["flags"] = flags
+    if obs.flags & NO_INJECT_FLAGS:
+        base["no_inject"] = True
+    explicit = new.kind is not None or new.pinned or new.importance is not None
+    if ObserveFlag.LOW_DENSITY in obs.flags and not explicit and not (obs.flags & NO_INJECT_FLAGS):
+        return [Draft(text, obs.kind, obs.importance, (), None,
+                      {**base, SKIP_REASON: f"too little information to remember (density {obs.density:.2f})"})]
+    importance = new.importance if new.importance is not None else obs.importance
+    atoms = obs.atoms if not (obs.flags & NO_INJECT_FLAGS) else ()
+    if len(atoms) <= 1:
+        content = obs.standalone if not (obs.flags & NO_INJECT_FLAGS) else text
+        return [Draft(content, new.kind or obs.kind, importance, obs.entity_keys, obs.valid_until,
+                      {**base, "kind_confidence": round(obs.confidence, 3)})]
+    return [Draft(atom.text, new.kind or atom.kind, importance, tuple(e.key for e in atom.entities),
+                  atom.valid_until, {**base, "kind_confidence": round(atom.confidence, 3), "atom_of": text[:200]})
+            for atom in atoms]
 
 
 def relation_between(new: Memory, other: Memory, similarity: float) -> tuple[str, float] | None:
-    """A heuristic relation from `new` to an existing neighbour, or None."""
+    """A heuristic relation from `new` to an existing neighbour (seed 001's rules), or None."""
     shared = set(new.entities) & set(other.entities)
     if len(shared) >= 2:
         return "same_entity", 0.7

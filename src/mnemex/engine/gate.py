@@ -123,7 +123,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
     if (sim >= config.update_at and not best.immutable
             and share(content_words(best.content), content_words(new_text)) >= config.update_coverage):
         return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
-    if sim >= config.gap_low and importance < config.gap_min_importance:
+    if config.gap_low <= sim < config.update_at and importance < config.gap_min_importance:
         return GateDecision(WriteAction.SKIPPED, best, sim,
                             f"borderline duplicate of {best.id} (similarity {sim:.2f}) and low importance")
     return GateDecision(WriteAction.CREATED, None, sim, f"novel (closest similarity {sim:.2f})")

@@ -61,18 +61,25 @@ class MemoryEngine:
 
     # ------------------------------------------------------------------ writes
     def memorize(self, new: NewMemory, *, project: str | None = None) -> WriteOutcome:
-        """Remember one piece of content; the outcome says what the write path did."""
+        """Remember one piece of content; the outcome says what the write path did (with the
+        outcomes of further atomic claims, when the content held several, in `also`)."""
         return self.memorize_many([new], project=project)[0]
 
     def memorize_many(self, items: Sequence[NewMemory], *, project: str | None = None,
                       gated: bool = True) -> list[WriteOutcome]:
-        """Remember several items (one embedding batch); `gated=False` stores every item as given."""
+        """Remember several items (one embedding batch), one outcome per item; `gated=False`
+        stores every atom as formed, without the prediction-error gate."""
         default_project = project or self.default_project
-        memories = [m for item in items for m in self.writer.build(item, default_project=default_project)]
+        built = [self.writer.build(item, default_project=default_project) for item in items]
+        flat = [m for group in built for m in group]
         with self._lock:
-            outcomes = self.writer.write(memories, gated=gated)
-            self._count_writes(len(memories))
-        return outcomes
+            outcomes = iter(self.writer.write(flat, gated=gated))
+            self._count_writes(len(flat))
+        result = []
+        for group in built:
+            parts = [next(outcomes) for _ in group]
+            result.append(parts[0].model_copy(update={"also": tuple(parts[1:])}) if len(parts) > 1 else parts[0])
+        return result
 
     def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent") -> Memory:
         """Edit a memory in place; the previous version stays in the journal history."""

@@ -102,18 +102,20 @@ class WritePath:
     # -------------------------------------------------------------- writing
     def write(self, memories: Sequence[Memory], *, gated: bool = True) -> list[WriteOutcome]:
         """Store built memories; gated kinds go through the prediction-error gate one by one."""
-        vectors = self._dense.embed_documents([embedding_text(m) for m in memories]) if memories else []
+        todo = [m for m in memories if not m.metadata.get(formation.SKIP_REASON)]
+        embedded = iter(self._dense.embed_documents([embedding_text(m) for m in todo]) if todo else [])
+        vectors = [[] if m.metadata.get(formation.SKIP_REASON) else next(embedded) for m in memories]
         outcomes: list[WriteOutcome] = []
         plain: list[tuple[Memory, list[float]]] = []
         for memory, vector in zip(memories, vectors):
-            if not gated or memory.kind in UNGATED_KINDS or memory.metadata.get("flags", {}).get("skip"):
-                if memory.metadata.get("flags", {}).get("skip") and gated:
-                    outcomes.append(WriteOutcome(action=WriteAction.SKIPPED, reason=memory.metadata["flags"]["skip"]))
-                    continue
+            skip = memory.metadata.get(formation.SKIP_REASON)
+            if skip:
+                outcomes.append(WriteOutcome(action=WriteAction.SKIPPED, reason=skip))
+            elif not gated or memory.kind in UNGATED_KINDS:
                 plain.append((memory, vector))
                 outcomes.append(WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason="recorded"))
-                continue
-            outcomes.append(self._gated(memory, vector))
+            else:
+                outcomes.append(self._gated(memory, vector))
         if plain:
             self._store_points(plain)
             for memory, _ in plain:

@@ -77,7 +77,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
                         importance=importance, pinned=pinned, provenance=Provenance(source="agent"))
         with mcp_errors():
             out = await rt.run(rt.engine.memorize, new, project=project)
-        return MemorizeResult(action=out.action, id=out.id, affected_ids=list(out.affected_ids), reason=out.reason)
+        return MemorizeResult.of(out)
 
     @server.tool(title="Search memory", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def search_memory(

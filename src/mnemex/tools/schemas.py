@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from mnemex.models import Memory, SearchHit, WriteAction
+from mnemex.models import Memory, SearchHit, WriteAction, WriteOutcome
 
 
 class MemorizeResult(BaseModel):
@@ -14,6 +14,13 @@ class MemorizeResult(BaseModel):
     id: str | None = Field(None, description="The memory that now holds the content.")
     affected_ids: list[str] = Field(default_factory=list, description="Other memories touched (superseded, merged).")
     reason: str = ""
+    also: list["MemorizeResult"] = Field(default_factory=list,
+                                         description="When the content held several claims: what happened to the others.")
+
+    @classmethod
+    def of(cls, out: WriteOutcome) -> "MemorizeResult":
+        return cls(action=out.action, id=out.id, affected_ids=list(out.affected_ids), reason=out.reason,
+                   also=[cls.of(o) for o in out.also])
 
 
 class SearchResult(BaseModel):
