@@ -15,7 +15,7 @@ pytestmark = pytest.mark.anyio
 
 EXPECTED = {
     # name: (required params, optional params, read_only, destructive, idempotent)
-    "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned"}, False, False, False),
+    "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned", "immutable"}, False, False, False),
     "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before", "as_of",
                        "with_context"},
                       True, False, True),

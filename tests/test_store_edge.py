@@ -357,3 +357,27 @@ def test_ordered_sorts_by_a_float_field_within_the_filter(store):
     only_a = [h.payload["n"] for h in store.ordered(MemoryFilter(project="/a", scopes=(Scope.PROJECT,)),
                                                     key="created_ts", limit=10)]
     assert only_a == [6, 1]
+
+
+def test_edge_compact_drops_deleted_bytes_and_keeps_everything_else(tmp_path):
+    store = EdgeStore(tmp_path / "shard", dim=8)
+    try:
+        store.upsert([point(1, axis(1.0), sparse(t1=1.0), note="keep-me-77"),
+                      point(2, axis(0.0, 1.0), sparse(t2=1.0), note="secret-zz-4412")])
+        store.write_identity({"model": "m", "dim": 8})
+        store.delete([pid(2)])
+        store.compact()
+        blob = b"".join(p.read_bytes() for p in (tmp_path / "shard").rglob("*") if p.is_file())
+        assert b"secret-zz-4412" not in blob and b"keep-me-77" in blob
+        assert ids_of(store.query(hybrid(dense=axis(1.0), sparse=sparse(t1=1.0)))) == [pid(1)]
+        assert ids_of(store.query(hybrid(dense=None, sparse=sparse(t1=1.0)))) == [pid(1)]
+        assert store.read_identity() == {"model": "m", "dim": 8}
+        assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 1
+    finally:
+        store.close()
+    reopened = EdgeStore(tmp_path / "shard", dim=8)
+    try:
+        assert ids_of(reopened.retrieve([pid(1), pid(2)])) == [pid(1)]
+        assert not (tmp_path / "shard.old").exists() and not (tmp_path / "shard.compact").exists()
+    finally:
+        reopened.close()

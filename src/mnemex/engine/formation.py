@@ -12,6 +12,7 @@ content below the density floor is skipped, and the caller is told.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -70,9 +71,17 @@ def form(new: NewMemory, *, now: datetime) -> list[Draft]:
             for atom in atoms]
 
 
+_CAUSAL = re.compile(r"\b(because|caused by|due to|as a result of|root cause|led to|fixed by|broke(?:n)? by)\b", re.I)
+
+
 def relation_between(new: Memory, other: Memory, similarity: float) -> tuple[str, float] | None:
-    """A heuristic relation from `new` to an existing neighbour (seed 001's rules), or None."""
+    """A heuristic relation from `new` to an existing neighbour (seed 001's rules), or None.
+
+    A new memory that explains a cause ("... because ...", "caused by") of something a close
+    neighbour states is linked `causes`; then entity overlap and similarity decide."""
     shared = set(new.entities) & set(other.entities)
+    if _CAUSAL.search(new.content) and (shared or similarity >= 0.6):
+        return "causes", 0.6
     if len(shared) >= 2:
         return "same_entity", 0.7
     if similarity >= 0.6 and shared:

@@ -41,6 +41,7 @@ class GateDecision:
     target: Memory | None = None
     similarity: float = 0.0
     reason: str = ""
+    contradicts: Memory | None = None  # a truth anchor (pinned/immutable) the new content conflicts with
 
 
 _VALUE = re.compile(
@@ -105,19 +106,30 @@ def _value_words(values: set[str]) -> set[str]:
 def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
            neighbours: Sequence[tuple[Memory, float]], config: GateConfig = GateConfig()) -> GateDecision:
     """The gate's decision for `new_text` given its nearest current neighbours (memory, cosine), best first."""
-    candidates = [(m, s) for m, s in neighbours if not m.immutable or s >= config.reinforce_at]
+    candidates = list(neighbours)
     if not candidates:
         return GateDecision(WriteAction.CREATED, reason="novel: nothing similar stored")
     best, sim = candidates[0]
+    if sim >= config.reinforce_at and conflict_reason(best.content, new_text, config) is None:
+        return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
+    anchor_conflict: Memory | None = None
     for memory, s in candidates:
         threshold = config.correction_at if new_kind == MemoryKind.CORRECTION else config.conflict_at
-        if s < threshold or memory.immutable or memory.pinned:
+        if s < threshold:
             continue
         why = conflict_reason(memory.content, new_text, config)
         if why is None and new_kind == MemoryKind.CORRECTION and s >= config.update_at:
             why = "user correction"
-        if why:
-            return GateDecision(WriteAction.SUPERSEDED, memory, s, why)
+        if not why:
+            continue
+        if memory.immutable or memory.pinned:  # truth anchors are never superseded: record the conflict
+            anchor_conflict = anchor_conflict or memory
+            continue
+        return GateDecision(WriteAction.SUPERSEDED, memory, s, why)
+    if anchor_conflict is not None:
+        return GateDecision(WriteAction.CREATED, None, sim,
+                            f"conflicts with pinned/immutable memory {anchor_conflict.id}; both kept",
+                            contradicts=anchor_conflict)
     if sim >= config.reinforce_at:
         return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
     if (sim >= config.update_at and not best.immutable

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from mnemex.embed.dense import DenseEmbedder, EmbeddingIdentity
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
+from mnemex.engine.write.redact import redact
 from mnemex.engine.writer import WritePath, validate_content
 from mnemex.errors import ImmutableMemoryError, InvalidInputError, ModelMismatchError, NotFoundError
 from mnemex.models import (
@@ -91,7 +92,7 @@ class MemoryEngine:
             if not fields:
                 raise InvalidInputError("nothing to update: pass content, kind, tags, importance, confidence or pinned")
             if "content" in fields:
-                fields["content"] = validate_content(fields["content"], self.limits.max_content_chars)
+                fields["content"] = redact(validate_content(fields["content"], self.limits.max_content_chars)).text
             fields["updated_at"] = self._clock()
             after = before.model_copy(update=fields)
             after = Memory.model_validate(after.model_dump())
@@ -105,8 +106,9 @@ class MemoryEngine:
             before = self.get(memory_id)
             if purge:
                 self.store.delete([memory_id])
+                self.store.compact()
                 if self.journal is not None:
-                    self.journal.purge(memory_id)
+                    self.journal.purge(memory_id, actor=actor)
                 return None
             if before.pinned:
                 raise InvalidInputError(f"memory {memory_id} is pinned: unpin it first (update_memory pinned=false)")

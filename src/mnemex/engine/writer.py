@@ -169,6 +169,10 @@ class WritePath:
             return WriteOutcome(action=d.action, id=new.id, affected_ids=(target.id,), reason=d.reason)
         self._store_points([(memory, vector)])
         self._notify("create", None, memory)
+        if d.contradicts is not None:
+            self._link(memory.id, d.contradicts.id, "contradicts", 1.0)
+            return WriteOutcome(action=WriteAction.CREATED, id=memory.id, affected_ids=(d.contradicts.id,),
+                                reason=d.reason)
         self._link_neighbours(memory, neighbours)
         return WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason=d.reason)
 

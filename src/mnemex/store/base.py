@@ -111,4 +111,7 @@ class MemoryStore(Protocol):
     def optimize(self) -> None:
         """Build indexes (HNSW, segment merges). May take long; callers schedule it off the hot path."""
 
+    def compact(self) -> None:
+        """Rewrite storage so that deleted points' bytes leave the disk (used by purge). O(store size)."""
+
     def close(self) -> None: ...

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -167,6 +168,50 @@ class EdgeStore:
     def optimize(self) -> None:
         """Merge segments and build HNSW indexes; blocks until the optimizers have nothing left to do."""
         self._live().optimize()
+
+    def compact(self) -> None:
+        """Rewrite the shard from its live points into a fresh directory and swap it in.
+
+        Deleting a point leaves its bytes in segment pages and in the WAL until they happen to
+        be overwritten; a purge must remove them now. Cost: one pass over every point. The old
+        directory is removed only after the new shard is complete and flushed; if the process
+        dies in between, `<path>.compact` (new) or `<path>.old` (old) is left next to the store.
+        """
+        points = self._all_points()
+        tmp = self.path.with_name(self.path.name + ".compact")
+        old = self.path.with_name(self.path.name + ".old")
+        for leftover in (tmp, old):
+            if leftover.exists():
+                shutil.rmtree(leftover)
+        fresh = qe.EdgeShard.create(str(tmp), _config(self.dim))
+        for name, kind in INDEXED_FIELDS.items():
+            fresh.update(qe.UpdateOperation.create_field_index(name, _index_params(kind)))
+        for start in range(0, len(points), 256):
+            fresh.update(qe.UpdateOperation.upsert_points(points[start:start + 256]))
+        fresh.flush()
+        fresh.close()
+        identity = self.path / IDENTITY_FILE
+        if identity.exists():
+            shutil.copy2(identity, tmp / IDENTITY_FILE)
+        with self._lock:
+            shard, self._shard = self._shard, None
+        if shard is not None:
+            shard.close()
+        os.replace(self.path, old)
+        os.replace(tmp, self.path)
+        shutil.rmtree(old)
+        self._shard = self._open()
+
+    def _all_points(self) -> list[qe.Point]:
+        shard = self._live()
+        out: list[qe.Point] = []
+        offset = None
+        while True:
+            records, offset = shard.scroll(qe.ScrollRequest(offset=offset, limit=512, with_payload=True,
+                                                            with_vector=True))
+            out += [qe.Point(r.id, r.vector, r.payload) for r in records]
+            if offset is None:
+                return out
 
     # -- writes ----------------------------------------------------------------------
 

@@ -255,6 +255,10 @@ class RemoteStore:
         hits = [to_hit(r, 1.0, with_vectors) for r in records]
         return hits, (str(next_offset) if next_offset is not None else None)
 
+    def compact(self) -> None:
+        """Nothing to do from the client: a Qdrant server drops deleted points when it optimizes
+        its segments and its WAL retention expires (see the server's configuration)."""
+
     def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
                 limit: int = 20) -> list[StoredHit]:
         """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""

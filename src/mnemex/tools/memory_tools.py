@@ -70,11 +70,13 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         tags: Tags = [],
         importance: Annotated[float | None, Field(ge=0, le=1, description="0..1; empty = estimated.")] = None,
         pinned: Annotated[bool, Field(description="Pinned memories are never forgotten.")] = False,
+        immutable: Annotated[bool, Field(description="Immutable memories are never edited, merged or superseded.")] = False,
     ) -> MemorizeResult:
         """Save a durable fact, decision, convention, preference or lesson that cannot be inferred from the code; use when you learn something worth knowing in a later session."""
         project = rt.project_for(ctx)
         new = NewMemory(content=content, kind=kind, scope=scope, project=project, tags=tuple(tags),
-                        importance=importance, pinned=pinned, provenance=Provenance(source="agent"))
+                        importance=importance, pinned=pinned, immutable=immutable,
+                        provenance=Provenance(source="agent"))
         with mcp_errors():
             out = await rt.run(rt.engine.memorize, new, project=project)
         return MemorizeResult.of(out)
