@@ -68,6 +68,23 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_search)
 
+    sh = sub.add_parser("show", help="full entries of memories (after search)")
+    sh.add_argument("ids", nargs="+")
+    sh.add_argument("--json", action="store_true")
+    sh.set_defaults(func=cmd_show)
+
+    tl = sub.add_parser("timeline", help="what was recorded just before and after a memory")
+    tl.add_argument("id")
+    tl.add_argument("--before", type=int, default=3)
+    tl.add_argument("--after", type=int, default=3)
+    tl.add_argument("--json", action="store_true")
+    tl.set_defaults(func=cmd_timeline)
+
+    hi = sub.add_parser("history", help="a memory's versions, supersede chain and audit trail")
+    hi.add_argument("id")
+    hi.add_argument("--json", action="store_true")
+    hi.set_defaults(func=cmd_history)
+
     st = sub.add_parser("stats", help="counts and model of the store")
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=cmd_stats)
@@ -214,6 +231,80 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no matching memories")
     for h in hits:
         print(f"{h['score']:.3f}  {h['id']}  [{h['kind']}] {h['preview']}")
+    return 0
+
+
+def _print_hits(hits: list[dict[str, Any]], indent: str = "") -> None:
+    for h in hits:
+        day = str(h["created_at"])[:16].replace("T", " ")
+        print(f"{indent}{h['id']}  {day}  [{h['kind']}] {h['preview']}  (~{h['tokens']} tokens)")
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    settings = _settings()
+    with store_access(settings) as acc:
+        if acc.local:
+            memories = [m.model_dump(mode="json") for m in acc.engine.recall(args.ids)]
+        else:
+            memories = acc.call("recall_memory", {"ids": args.ids})["memories"]
+    if args.json:
+        print(json.dumps(memories, indent=1, ensure_ascii=False))
+        return 0
+    for m in memories:
+        state = m["status"] + (f", valid until {m['valid_until']}" if m.get("valid_until") else "")
+        print(f"{m['id']}  [{m['kind']}, {m['scope']}, {state}]  created {m['created_at']}")
+        if m.get("tags"):
+            print(f"  tags: {', '.join(m['tags'])}")
+        print("  " + m["content"].replace("\n", "\n  "))
+    return 0
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    settings = _settings()
+    with store_access(settings) as acc:
+        if acc.local:
+            from mnemex.tools.memory_tools import memory_hit
+
+            earlier, anchor, later = acc.engine.timeline(args.id, before=args.before, after=args.after)
+            out = {"anchor": memory_hit(anchor).model_dump(mode="json"),
+                   "earlier": [memory_hit(m).model_dump(mode="json") for m in earlier],
+                   "later": [memory_hit(m).model_dump(mode="json") for m in later]}
+        else:
+            out = acc.call("memory_timeline", {"id": args.id, "before": args.before, "after": args.after})
+    if args.json:
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+        return 0
+    _print_hits(out["earlier"], "   ")
+    _print_hits([out["anchor"]], ">> ")
+    _print_hits(out["later"], "   ")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    settings = _settings()
+    with store_access(settings) as acc:
+        if acc.local:
+            from mnemex.tools.memory_tools import memory_hit
+
+            h = acc.engine.history(args.id)
+            out = {"id": args.id,
+                   "versions": [{"version": v.version, "at": v.ts.isoformat(), "content": v.content,
+                                 "reason": v.reason} for v in h["versions"]],
+                   "chain": [memory_hit(m).model_dump(mode="json") for m in h["chain"]],
+                   "audit": [{"at": o.ts.isoformat(), "op": o.op, "actor": o.actor} for o in h["ops"]]}
+        else:
+            out = acc.call("memory_history", {"id": args.id})
+    if args.json:
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+        return 0
+    print("versions:")
+    for v in out["versions"]:
+        print(f"  v{v['version']}  {str(v['at'])[:19]}  ({v['reason']})  {v['content']}")
+    print("supersede chain (oldest first):")
+    _print_hits(out["chain"], "  ")
+    print("audit (newest first):")
+    for o in out["audit"]:
+        print(f"  {str(o['at'])[:19]}  {o['op']}  by {o['actor']}")
     return 0
 
 

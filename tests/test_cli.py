@@ -1,0 +1,102 @@
+"""The `mnemex` command as a user runs it: real subprocesses, a temporary data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def run(tmp_path: Path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("")
+    env = {**os.environ, "MNEMEX_DATA_DIR": str(tmp_path / "data"), "MNEMEX_CONFIG": str(cfg)}
+    env = {k: v for k, v in env.items() if not k.startswith("MNEMEX_") or k in ("MNEMEX_DATA_DIR", "MNEMEX_CONFIG")}
+    proj = tmp_path / "repo"
+    (proj / ".git").mkdir(parents=True)
+
+    def _run(*args: str, ok: bool = True, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "mnemex", *args], cwd=proj, env={**env, **(extra_env or {})},
+                              capture_output=True, text=True, timeout=120)
+        if ok:
+            assert proc.returncode == 0, proc.stderr
+        return proc
+
+    yield _run
+    _run("daemon", "stop", ok=False)
+
+
+def test_add_search_show_history_timeline_stats(run):
+    out = run("add", "The API server listens on port 8080", "--kind", "fact", "--tags", "api,ports", "--json")
+    first = json.loads(out.stdout)
+    assert first["action"] == "created"
+    second = json.loads(run("add", "The API server listens on port 9090", "--json").stdout)
+    assert second["action"] == "superseded" and second["affected_ids"] == [first["id"]]
+    hits = json.loads(run("search", "which port does the API listen on", "--json").stdout)
+    assert hits[0]["id"] == second["id"] and first["id"] not in [h["id"] for h in hits]
+    history = json.loads(run("history", second["id"], "--json").stdout)
+    assert [h["id"] for h in history["chain"]] == [first["id"], second["id"]]
+    shown = json.loads(run("show", first["id"], "--json").stdout)
+    assert shown[0]["status"] == "superseded" and shown[0]["tags"] == ["api", "ports"]
+    timeline = json.loads(run("timeline", second["id"], "--json").stdout)
+    assert timeline["anchor"]["id"] == second["id"]
+    stats = json.loads(run("stats", "--json").stdout)
+    assert (stats["memories_total"], stats["memories_current"]) == (2, 1)
+
+
+def test_cli_goes_through_a_running_daemon(run):
+    run("daemon", "start")
+    status = run("daemon", "status")
+    assert json.loads(status.stdout)["running"] is True
+    made = json.loads(run("add", "Feature flags live in LaunchDarkly, never in env vars", "--json").stdout)
+    hits = json.loads(run("search", "where are feature flags stored", "--json").stdout)
+    assert hits[0]["id"] == made["id"]
+    blocked = run("export", ok=False)
+    assert blocked.returncode == 1 and "mnemex daemon stop" in blocked.stderr
+    run("daemon", "stop")
+    assert run("daemon", "status", ok=False).returncode == 3
+
+
+def test_export_import_round_trip_through_files(run, tmp_path):
+    run("add", "Use pnpm, not npm, in every workspace of the monorepo", "--kind", "convention")
+    run("add", "The user prefers answers with the code first", "--scope", "global")
+    dump = tmp_path / "dump.jsonl"
+    run("export", str(dump))
+    lines = dump.read_text().splitlines()
+    assert len(lines) == 2
+    other = {"MNEMEX_DATA_DIR": str(tmp_path / "other")}
+    imported = run("import", str(dump), extra_env=other)
+    assert "imported 2 memories" in imported.stderr
+    again = tmp_path / "again.jsonl"
+    run("export", str(again), extra_env=other)
+    assert sorted(again.read_text().splitlines()) == sorted(lines)
+
+
+def test_bad_input_and_bad_config_fail_with_one_line(run, tmp_path):
+    for args, needle in [(("add", "   "), "content is empty"),
+                         (("show", "00000000-0000-4000-8000-000000000000"), "no memory with id"),
+                         (("import", str(tmp_path / "missing.jsonl")), "no such file")]:
+        proc = run(*args, ok=False)
+        assert proc.returncode == 1 and needle in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "content": "ok"}\n{"content": 5}\n')
+    proc = run("import", str(bad), ok=False)
+    assert proc.returncode == 1 and "bad.jsonl:2" in proc.stderr and "nothing imported" in proc.stderr
+    proc = run("stats", ok=False, extra_env={"MNEMEX_SERVER__PORT": "99999"})
+    assert proc.returncode == 1 and "server.port" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_doctor_reports_every_check(run):
+    proc = run("doctor")
+    for check in ("config", "data dir writable", "embedding model", "token counter", "daemon", "store"):
+        assert f"] {check}" in proc.stdout
+    assert "all checks passed" in proc.stdout
