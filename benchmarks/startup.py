@@ -61,7 +61,7 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "mnemex", "daemon", "stop"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             shutil.rmtree(data, ignore_errors=True)
-    print(f"| start | runs | initialize reply, median (ms) | first tools/list reply, median (ms) |")
+    print("| start | runs | initialize reply, median (ms) | first tools/list reply, median (ms) |")
     print("|---|---:|---:|---:|")
     for name, vals in rows.items():
         print(f"| {name} | {len(vals)} | {statistics.median(v[0] for v in vals):.0f} "

@@ -3,14 +3,11 @@ carried into memories, flags that keep content but mark it, truth anchors and re
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import datetime, timezone
 
 import pytest
 
 from mnemex.errors import ImmutableMemoryError
 from mnemex.models import MemoryChanges, MemoryKind, NewMemory, ValidityMode, WriteAction
-from mnemex.store.payload import memory_to_payload
 
 SECRET = "sk-proj-4fG7hJ2kL9mN3pQ8rS1tU6vW0xY5zA2bC7dE9fG1hJ3kL5mN"
 
@@ -114,9 +111,9 @@ def test_pinned_memories_survive_forgetting(engine):
 def test_causal_relation_detected_on_write(engine):
     first = remember(engine, "The nightly export job to S3 timed out after 30 minutes")
     second = remember(engine, "The nightly export job to S3 timed out because the VPN tunnel dropped")
+    assert second.action == WriteAction.CREATED
     linked = {(r.src, r.dst, r.type.value) for r in engine.journal.relations(second.id)}
-    if second.action == WriteAction.CREATED:
-        assert (second.id, first.id, "causes") in linked
+    assert (second.id, first.id, "causes") in linked
 
 
 def test_purge_removes_content_everywhere(engine, settings):

@@ -73,7 +73,6 @@ async def test_supersede_is_a_relation_and_links_are_traversable(server, engine)
 
 
 async def test_entity_hub_lists_everything_about_an_entity(server, engine):
-    engine.journal.index_entities  # the journal is wired
     async with Client(server) as c:
         a = await _call(c, "memorize", {"content": "src/billing/invoice.py computes VAT per line item"})
         b = await _call(c, "memorize", {"content": "Never call the tax API from src/billing/invoice.py in tests"})

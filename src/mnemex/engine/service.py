@@ -25,7 +25,6 @@ from mnemex.models import (
     MemoryStatus,
     NewMemory,
     ValidityMode,
-    WriteAction,
     WriteOutcome,
     utcnow,
 )

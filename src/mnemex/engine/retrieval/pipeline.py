@@ -18,7 +18,7 @@ from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.engine.retrieval.config import DEFAULT, RetrievalConfig
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
-from mnemex.engine.retrieval.neighbours import Links, TimelineCache
+from mnemex.engine.retrieval.neighbours import TimelineCache
 from mnemex.engine.retrieval.query import (
     QueryPlan,
     TimeWindow,
