@@ -124,3 +124,15 @@ def test_purge_removes_content_everywhere(engine, settings):
     assert [o.op for o in engine.journal.ops(memory_id=out.id)][0] == "purge"
     engine.close()
     assert b"INC-80417" not in _everything_on_disk(settings)
+
+
+def test_importance_uses_the_four_channels_with_novelty(engine):
+    calm = remember(engine, "The docs site is built with MkDocs Material")
+    urgent = remember(engine, "Important: never restart the payments database during business hours, it corrupts the ledger")
+    mem_calm, mem_urgent = engine.recall([calm.id, urgent.id], touch=False)
+    assert mem_urgent.importance > mem_calm.importance
+    channels = mem_urgent.metadata["importance_channels"]
+    assert channels["arousal"] > 0.1 and channels["attention"] > 0.2 and 0.0 <= channels["novelty"] <= 1.0
+    explicit = remember(engine, "The staging cluster runs Kubernetes 1.31", importance=0.9)
+    mem = engine.recall([explicit.id], touch=False)[0]
+    assert mem.importance == 0.9 and "importance_channels" not in mem.metadata

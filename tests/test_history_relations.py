@@ -136,3 +136,26 @@ async def test_search_with_context_returns_neighbours_in_time(server, engine):
     neighbours = [h for h in ctx["results"] if h["context_of"]]
     assert neighbours and all(h["context_of"] == ids[0] for h in neighbours)
     assert {h["id"] for h in neighbours} <= {o.id for o in outs}
+
+
+@pytest.mark.parametrize("level,expect_write,expect_read", [
+    ("off", False, False), ("writes", True, False), ("reads", True, True), ("verbose", True, True)])
+def test_audit_levels(settings, embedder, level, expect_write, expect_read):
+    from mnemex.config import AuditSettings
+    from mnemex.engine.factory import build_engine
+
+    eng = build_engine(settings.model_copy(update={"audit": AuditSettings(level=level)}),
+                       default_project="/work/proj", embedder=embedder)
+    try:
+        made = eng.memorize(NewMemory(content="Release tags follow the vYYYY.MM.N pattern"))
+        eng.search("release tag pattern")
+        eng.recall([made.id])
+        ops = [o.op for o in eng.journal.ops()]
+        assert ("create" in ops) == expect_write
+        assert ("search" in ops and "recall" in ops) == expect_read
+        if level == "verbose":
+            search = next(o for o in eng.journal.ops() if o.op == "search")
+            assert search.detail["query"] == "release tag pattern" and made.id in search.detail["result_ids"]
+            assert search.after[0]["id"] == made.id  # verbose keeps what the read returned
+    finally:
+        eng.close()

@@ -169,3 +169,23 @@ def test_two_clients_write_concurrently_and_nothing_is_lost(store) -> None:
     anyio.run(count)
     owner = RunFiles.for_settings(settings).owner()
     assert owner and owner["role"] == "daemon"
+
+
+def test_two_clients_racing_on_the_same_fact_make_one_memory(store) -> None:
+    env, project, _ = store
+    fact = "The search service must be restarted after every synonym file change."
+    outcomes: list[dict] = []
+
+    async def writer(mode: str) -> None:
+        async with Client(serve_params(env, project), mode=mode) as client:
+            result = await client.call_tool("memorize", {"content": fact})
+            outcomes.append(result.structured_content)
+
+    async def both() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(writer, "legacy")
+            tg.start_soon(writer, "auto")
+
+    anyio.run(both)
+    assert sorted(o["action"] for o in outcomes) == ["created", "reinforced"], outcomes
+    assert outcomes[0]["id"] == outcomes[1]["id"]

@@ -21,12 +21,26 @@ from mnemex.engine.write.entities import extract_entities
 from mnemex.engine.write.observe import observe
 from mnemex.engine.write.redact import redact
 from mnemex.engine.write.shape import ObserveFlag
+from mnemex.engine.write.signals import Channels, importance
 from mnemex.models import Memory, MemoryKind, NewMemory
 
 RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 #: Flags that keep a memory out of automatic injection (it stays searchable on request).
 NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CONTENT})
 SKIP_REASON = "skip_reason"
+CHANNELS = "importance_channels"
+NOISY_FLAGS = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
+                         ObserveFlag.TOO_SHORT})
+
+
+def importance_with_novelty(memory: Memory, novelty: float) -> float | None:
+    """The four-channel importance of a memory whose text channels formation recorded, now that
+    its novelty (1 - similarity to the nearest stored memory) is known; None if it had no estimate."""
+    ch = memory.metadata.get(CHANNELS)
+    if not ch:
+        return None
+    channels = Channels(arousal=ch["arousal"], reward=ch["reward"], attention=ch["attention"], cues=())
+    return importance(channels, novelty=max(0.0, min(1.0, novelty)), kind=memory.kind, noisy=ch["noisy"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +75,9 @@ def form(new: NewMemory, *, now: datetime) -> list[Draft]:
         return [Draft(text, obs.kind, obs.importance, (), None,
                       {**base, SKIP_REASON: f"too little information to remember (density {obs.density:.2f})"})]
     importance = new.importance if new.importance is not None else obs.importance
+    if new.importance is None:  # the gate refines it with novelty once the neighbours are known
+        base[CHANNELS] = {"arousal": obs.channels.arousal, "reward": obs.channels.reward,
+                          "attention": obs.channels.attention, "noisy": bool(obs.flags & NOISY_FLAGS)}
     atoms = obs.atoms if not (obs.flags & NO_INJECT_FLAGS) else ()
     if len(atoms) <= 1:
         content = obs.standalone if not (obs.flags & NO_INJECT_FLAGS) else text

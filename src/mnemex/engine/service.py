@@ -153,8 +153,15 @@ class MemoryEngine:
         flt = filter or self.default_filter()
         results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
         if self.journal is not None:
-            self.journal.record_read("search", [r.memory.id for r in results], detail={"query": query})
+            self.journal.record_read("search", [r.memory.id for r in results], detail={"query": query},
+                                     payloads=self._read_payloads([r.memory for r in results]))
         return results
+
+    def _read_payloads(self, memories: Sequence[Memory]) -> list[dict[str, Any]] | None:
+        """What a read returned, only when the audit level keeps it (verbose)."""
+        if getattr(self.journal, "level", None) != "verbose":
+            return None
+        return [m.model_dump(mode="json") for m in memories]
 
     def default_filter(self, **fields: Any) -> MemoryFilter:
         """Current memories of the default project plus every non-project scope."""
@@ -180,7 +187,7 @@ class MemoryEngine:
                 self.store.set_payload(m.id, {"access_count": m.access_count + 1,
                                               "last_accessed_at": now.isoformat()})
         if self.journal is not None:
-            self.journal.record_read("recall", list(ids))
+            self.journal.record_read("recall", list(ids), payloads=self._read_payloads(memories))
         return memories
 
     def timeline(self, anchor_id: str, *, before: int = 3, after: int = 3,

@@ -124,6 +124,12 @@ class WritePath:
 
     def _gated(self, memory: Memory, vector: list[float]) -> WriteOutcome:
         neighbours = self._neighbours(memory, vector)
+        novelty = 1.0 - (neighbours[0][1] if neighbours else 0.0)
+        refined = formation.importance_with_novelty(memory, novelty)
+        if refined is not None:
+            memory = memory.model_copy(update={"importance": refined, "metadata": {
+                **memory.metadata, formation.CHANNELS: {**memory.metadata[formation.CHANNELS],
+                                                        "novelty": round(novelty, 3)}}})
         decision = decide(memory.content, memory.kind, memory.importance, neighbours, self._gate)
         return self._apply(memory, vector, decision, neighbours)
 
