@@ -12,6 +12,8 @@ from mnemex.server.app import build_server
 from mnemex.store.remote import RemoteStore
 from mnemex.tools.runtime import ToolRuntime
 
+from tool_calls import call_ok as _call  # noqa: E402
+
 pytestmark = pytest.mark.anyio
 
 
@@ -21,12 +23,6 @@ def remote_engine(embedder):
     engine = MemoryEngine(store=store, dense=embedder, sparse=SparseEncoder(), default_project="/work/proj")
     yield engine
     engine.close()
-
-
-async def _call(client, name, args):
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
 
 
 async def test_tools_on_remote_backend(remote_engine):

@@ -12,6 +12,8 @@ from mcp.types import INVALID_PARAMS
 from mnemex.server.app import build_server
 from mnemex.tools.runtime import ToolRuntime
 
+from tool_calls import call_ok as _call  # noqa: E402
+
 pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]
 
@@ -19,12 +21,6 @@ MODES = ["auto", "legacy"]
 @pytest.fixture
 def server(engine):
     return build_server(ToolRuntime(engine, default_project="/work/proj"))
-
-
-async def _call(client, name, args):
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
 
 
 async def _count(client) -> int:
