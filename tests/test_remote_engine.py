@@ -12,7 +12,7 @@ from mnemex.server.app import build_server
 from mnemex.store.remote import RemoteStore
 from mnemex.tools.runtime import ToolRuntime
 
-from tool_calls import call_ok as _call  # noqa: E402
+from tool_calls import call_ok as _call
 
 pytestmark = pytest.mark.anyio
 
