@@ -7,6 +7,7 @@ from mnemex.embed.dense import FastEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.engine.service import EngineLimits, MemoryEngine
 from mnemex.store import open_store
+from mnemex.store.journal import Journal
 
 
 def build_embedder(settings: Settings) -> FastEmbedder:
@@ -20,17 +21,12 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
     dense = embedder or build_embedder(settings)
     store = open_store(url=settings.store.url, api_key=settings.store.api_key, path=settings.store_dir,
                        collection=settings.store.collection, dim=dense.identity.dim)
-    journal = None
-    try:
-        from mnemex.store.journal import Journal
-    except ImportError:  # pragma: no cover - while the journal lands
-        Journal = None  # type: ignore[assignment]
-    if Journal is not None:
-        journal = Journal(settings.journal_path, level=settings.audit.level)
     limits = EngineLimits(max_content_chars=settings.limits.max_content_chars,
                           max_results=settings.limits.max_results,
                           optimize_every=settings.store.optimize_every)
+    journal = None
     try:
+        journal = Journal(settings.journal_path, level=settings.audit.level)
         return MemoryEngine(store=store, dense=dense, sparse=SparseEncoder(settings.store.bm25_avg_len),
                             journal=journal, limits=limits, default_project=default_project)
     except BaseException:

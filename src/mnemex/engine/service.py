@@ -93,9 +93,8 @@ class MemoryEngine:
             if "content" in fields:
                 fields["content"] = redact(validate_content(fields["content"], self.limits.max_content_chars)).text
             fields["updated_at"] = self._clock()
-            after = before.model_copy(update=fields)
-            after = Memory.model_validate(after.model_dump())
-            self.writer.replace(before, after, op="update", reembed="content" in fields or "tags" in fields)
+            after = self.writer.replace(before, before.model_copy(update=fields), op="update",
+                                        reembed="content" in fields or "tags" in fields)
             self._count_writes(1)
             return after
 
@@ -221,18 +220,21 @@ class MemoryEngine:
 
     def related(self, memory_id: str, *, max_hops: int = 2, types: Sequence[str] | None = None,
                 ) -> list[tuple[Memory, int, tuple[str, ...], str]]:
-        """Memories reachable from `memory_id` over relations (BFS): (memory, hops, path, first relation type)."""
+        """Memories reachable from `memory_id` over relations (BFS): (memory, hops, path, type of the last edge)."""
         if not 1 <= max_hops <= 5:
             raise InvalidInputError("max_hops must be between 1 and 5")
         journal = self._require_journal()
         self.get(memory_id)
         found = journal.traverse(memory_id, max_hops=max_hops, types=types or None)
         memories = {h.id: payload_to_memory(h.payload) for h in self.store.retrieve([f[0] for f in found])}
+        edges: dict[str, list[Any]] = {}  # relations of each parent on a path, read once
         out = []
         for other, hops, path in found:
             if other in memories:
-                rel = next((r.type.value for r in journal.relations(path[-2], direction="both")
-                            if other in (r.src, r.dst)), "related_to")
+                parent = path[-2]
+                if parent not in edges:
+                    edges[parent] = journal.relations(parent, types=types or None)
+                rel = next((r.type.value for r in edges[parent] if other in (r.src, r.dst)), "related_to")
                 out.append((memories[other], hops, path, rel))
         return out
 

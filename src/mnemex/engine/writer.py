@@ -23,7 +23,6 @@ from mnemex.errors import InvalidInputError
 from mnemex.models import (
     Memory,
     MemoryFilter,
-    MemoryKind,
     MemoryStatus,
     NewMemory,
     Scope,
@@ -33,7 +32,6 @@ from mnemex.models import (
 from mnemex.store.base import HybridQuery, MemoryStore, PointRecord
 from mnemex.store.payload import memory_to_payload, payload_to_memory
 
-UNGATED_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 OnWrite = Callable[[str, "Memory | None", Memory], None]
 OnLink = Callable[[str, str, str, float], None]
 
@@ -111,7 +109,7 @@ class WritePath:
             skip = memory.metadata.get(formation.SKIP_REASON)
             if skip:
                 outcomes.append(WriteOutcome(action=WriteAction.SKIPPED, reason=skip))
-            elif not gated or memory.kind in UNGATED_KINDS:
+            elif not gated or memory.kind in formation.RECORD_KINDS:
                 plain.append((memory, vector))
                 outcomes.append(WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason="recorded"))
             else:
@@ -196,8 +194,8 @@ class WritePath:
                                       payload=memory_to_payload(memory)))
         self._store.upsert(points)
 
-    def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool) -> None:
-        """Write a new version of an existing memory (same id)."""
+    def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool) -> Memory:
+        """Write a new version of an existing memory (same id); returns it, validated."""
         after = Memory.model_validate(after.model_dump())
         if reembed:
             vector = self._dense.embed_documents([embedding_text(after)])[0]
@@ -205,6 +203,7 @@ class WritePath:
         else:
             self._store.set_payload(after.id, memory_to_payload(after))
         self._notify(op, before, after)
+        return after
 
     def _notify(self, op: str, before: Memory | None, after: Memory) -> None:
         if self._on_write is not None:
