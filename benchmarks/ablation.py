@@ -2,11 +2,14 @@
 (or an optional stage switched on), all scored by the referee's `evaluate()`.
 
     PYTHONPATH=. python benchmarks/ablation.py [--data ../shared/bench/locomo/locomo-dev.json]
+    PYTHONPATH=. python benchmarks/ablation.py --only 0,6 --per-conversation
 
 Each conversation is indexed once (through the same engine API as `benchmarks/locomo.py`) and
 every variant runs `MemoryEngine.search(..., config=variant)` on those stores, so the variants
 differ only in the read path. Prints a markdown table (Recall@5 / Recall@10 per category, MRR,
-latency).
+latency). `--per-conversation` prints, instead, Recall@10 per conversation (all questions, and
+open-domain alone) for each variant: a gain that comes from one conversation only is a gain
+fitted to a few questions, not one that will hold on conversations the pipeline has never seen.
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--referee", default=str(REFEREE))
     ap.add_argument("--data", default=None, help="default: locomo-dev.json beside the referee")
     ap.add_argument("--only", default=None, help="comma list of variant numbers (0 = default)")
+    ap.add_argument("--per-conversation", action="store_true",
+                    help="Recall@10 per conversation (all / open-domain) instead of per category")
     a = ap.parse_args(argv)
     referee = load_referee(Path(a.referee))
     import json
@@ -90,6 +95,9 @@ def main(argv: list[str] | None = None) -> None:
     if a.only:
         keep = {int(x) for x in a.only.split(",")}
         chosen = [v for i, v in enumerate(chosen) if i in keep]
+    if a.per_conversation:
+        print(per_conversation_table(referee, data, chosen, factory_for))
+        return
     header = ("| variant | " + " | ".join(f"{name} R@5/R@10" for _, name in CATS)
               + " | overall R@5 | overall R@10 | MRR | p50 ms | p95 ms |")
     rows = [header, "|" + "---|" * (header.count("|") - 1)]
@@ -103,6 +111,25 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(row)
         print(row, file=sys.stderr, flush=True)
     print("\n".join(rows))
+
+
+def per_conversation_table(referee: Any, data: list, chosen: list[tuple[str, RetrievalConfig]],
+                           factory_for: Any) -> str:
+    """Markdown: one row per variant, one column per conversation, cells 'all / open-domain' R@10."""
+    convs = [sample["sample_id"] for sample in data]
+    rows = ["| variant | " + " | ".join(convs) + " |", "|" + "---|" * (len(convs) + 1)]
+    for name, config in chosen:
+        res = referee.evaluate(data, factory_for(config), ks=(10,), verbose=False)
+        cells = []
+        for conv in convs:
+            mine = [q for q in res["per_question"] if q["conv"] == conv]
+            od = [q["recall@10"] for q in mine if q["category"] == 3]
+            every = [q["recall@10"] for q in mine]
+            cell = f"{100 * sum(every) / len(every):.1f}" if every else "–"
+            cells.append(cell + (f" / {100 * sum(od) / len(od):.1f}" if od else " / –"))
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+        print(rows[-1], file=sys.stderr, flush=True)
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
