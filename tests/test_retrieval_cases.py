@@ -8,41 +8,21 @@ that must not appear in current-mode results.
 from __future__ import annotations
 
 import json
-import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from mnemex.models import Memory, MemoryKind, MemoryStatus, Provenance, Scope
+from benchmarks.coding import case_id as mid
+from benchmarks.coding import case_memories
 
 DATA = json.loads((Path(__file__).parent / "data" / "coding_cases.json").read_text())
 NOW = datetime.fromisoformat(DATA["now"])
-NS = uuid.UUID("2f9c8c55-1d8e-4b8e-8f0f-6d6e656d6578")
-
-
-def mid(key: str) -> str:
-    return str(uuid.uuid5(NS, key))
-
-
-def _memories() -> list[Memory]:
-    out = []
-    for item in DATA["memories"]:
-        created = NOW - timedelta(days=item["days_ago"]) + timedelta(seconds=item.get("order", 0))
-        superseded = item.get("superseded_days_ago")
-        out.append(Memory(
-            id=mid(item["key"]), content=item["content"], kind=MemoryKind(item["kind"]), scope=Scope.PROJECT,
-            project=DATA["project"], provenance=Provenance(source="user", session_id=item["session"]),
-            created_at=created, recorded_at=created, valid_from=created,
-            status=MemoryStatus.SUPERSEDED if superseded is not None else MemoryStatus.ACTIVE,
-            valid_until=NOW - timedelta(days=superseded) if superseded is not None else None,
-        ))
-    return out
 
 
 @pytest.fixture
 def loaded(engine):
-    engine.import_memories(_memories())
+    engine.import_memories(case_memories(DATA))
     return engine
 
 
