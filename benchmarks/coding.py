@@ -12,6 +12,8 @@ tuned on LoCoMo holds elsewhere.
 Case file format (also used by tests/data/coding_cases.json):
   now, project, memories: [{key, kind, days_ago, session, order?, superseded_days_ago?, content}],
   cases: [{query, type?, expect: [key], absent?: [key]}]
+On top of the written cases, `exact_name` cases are generated: each code name that occurs in
+exactly one current memory is pasted alone as the query (it must come back first).
 A memory with `superseded_days_ago` is stored superseded (valid until then), as the write path
 would have left it. Each case is searched with `limit=10` at `now`; metrics per case type:
 Recall@1/@3/@5 of the expected keys, MRR of the first one, and "stale" = share of cases where a
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -61,13 +64,33 @@ def case_memories(data: dict[str, Any]) -> list[Memory]:
     return out
 
 
-def evaluate(engine: Any, data: dict[str, Any], config: RetrievalConfig | None = None) -> dict[str, Any]:
-    """Run every case through `engine.search`; per-case records and per-type averages."""
+_NAME = re.compile(r"[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+|\b[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*\b")
+
+
+def exact_name_cases(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Generated cases: every code name (snake_case, camelCase, path, dotted or kebab name with a
+    letter, 5+ characters) that occurs in exactly one current memory, pasted alone as the query.
+    An agent does this all the time ("where is poll_carrier_status") and expects that memory first."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for item in data["memories"]:
+        if item.get("superseded_days_ago") is not None:
+            continue
+        for name in _NAME.findall(item["content"]):
+            name = name.strip("./-")
+            if len(name) >= 5 and any(c.isalpha() for c in name):
+                seen[name].add(item["key"])
+    return [{"query": name, "type": "exact_name", "expect": sorted(keys)}
+            for name, keys in sorted(seen.items()) if len(keys) == 1]
+
+
+def evaluate(engine: Any, data: dict[str, Any], config: RetrievalConfig | None = None,
+             cases: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run every case (default: the file's) through `engine.search`; per-case records and per-type averages."""
     now = datetime.fromisoformat(data["now"])
     names = {case_id(m["key"]): m["key"] for m in data["memories"]}
     options = {"config": config} if config is not None else {}
     records, latencies = [], []
-    for case in data["cases"]:
+    for case in data["cases"] if cases is None else cases:
         t0 = time.perf_counter()
         got = [names.get(r.memory.id, r.memory.id) for r in engine.search(case["query"], limit=10, now=now, **options)]
         latencies.append(time.perf_counter() - t0)
@@ -82,7 +105,8 @@ def evaluate(engine: Any, data: dict[str, Any], config: RetrievalConfig | None =
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for rec in records:
         groups[rec["type"]].append(rec)
-        groups["overall"].append(rec)
+        if rec["type"] != "exact_name":  # generated cases are reported on their own
+            groups["overall"].append(rec)
     metrics = [f"recall@{k}" for k in KS] + ["mrr", "stale"]
     summary = {name: {"n": len(rows), **{m: sum(r[m] for r in rows) / len(rows) for m in metrics}}
                for name, rows in groups.items()}
@@ -103,14 +127,15 @@ def build(data: dict[str, Any], data_dir: Path):
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
-    """Markdown: one row per recipe; per type Recall@3, then overall R@1/R@3/R@5, MRR, stale."""
+    """Markdown: one row per recipe; per type Recall@3 (exact_name: Recall@1), then overall
+    (written cases only) R@1/R@3/R@5, MRR, stale."""
     types = sorted({t for res in results.values() for t in res["summary"] if t != "overall"})
-    head = ("| recipe | " + " | ".join(f"{t} R@3" for t in types)
+    head = ("| recipe | " + " | ".join(f"{t} R@1" if t == "exact_name" else f"{t} R@3" for t in types)
             + " | overall R@1 | R@3 | R@5 | MRR | stale | p50 ms | p95 ms |")
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     for name, res in results.items():
         s = res["summary"]
-        cells = [f"{100 * s[t]['recall@3']:.0f}" if t in s else "–" for t in types]
+        cells = [f"{100 * s[t]['recall@1' if t == 'exact_name' else 'recall@3']:.0f}" if t in s else "–" for t in types]
         o = s["overall"]
         rows.append(f"| {name} | " + " | ".join(cells)
                     + f" | {100 * o['recall@1']:.1f} | {100 * o['recall@3']:.1f} | {100 * o['recall@5']:.1f}"
@@ -124,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--recipes", default="default,plain_rrf,bm25_only,dense_only,fast",
                     help=f"comma list of {', '.join(RECIPES)}")
-    ap.add_argument("--misses", action="store_true", help="list the default recipe's cases that miss in the top 3")
+    ap.add_argument("--misses", action="store_true", help="list the first recipe's cases that miss in the top 3")
+    ap.add_argument("--no-exact-names", action="store_true",
+                    help="skip the generated exact_name cases (each unique code name pasted alone as the query)")
     a = ap.parse_args(argv)
     data = json.loads(Path(a.data).read_text())
     unknown = [r for r in a.recipes.split(",") if r not in RECIPES]
@@ -134,10 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mnemex-coding-") as tmp:
         engine = build(data, Path(tmp))
         try:
-            results = {name: evaluate(engine, data, RECIPES[name]) for name in a.recipes.split(",")}
+            cases = list(data["cases"]) + ([] if a.no_exact_names else exact_name_cases(data))
+            results = {name: evaluate(engine, data, RECIPES[name], cases) for name in a.recipes.split(",")}
         finally:
             engine.close()
-    print(f"{len(data['memories'])} memories, {len(data['cases'])} cases ({a.data})\n")
+    print(f"{len(data['memories'])} memories, {len(data['cases'])} written cases + "
+          f"{len(cases) - len(data['cases'])} generated exact_name cases ({a.data})\n")
     print(table(results))
     if a.misses:
         first = next(iter(results.values()))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.coding import case_id as mid
-from benchmarks.coding import case_memories
+from benchmarks.coding import case_memories, evaluate, exact_name_cases
 
 DATA = json.loads((Path(__file__).parent / "data" / "coding_cases.json").read_text())
 NOW = datetime.fromisoformat(DATA["now"])
@@ -68,3 +68,56 @@ def test_context_neighbours_are_marked(loaded):
     assert mid("py_answer") in ids and mid("py_question") in ids
     ctx = [r for r in results if r.context_of is not None]
     assert all(r.context_of in ids for r in ctx)
+
+
+def _names_store(engine):
+    """One memory names `poll_carrier_status`; three others use its words heavily but not the name."""
+    data = {"now": DATA["now"], "project": DATA["project"], "memories": [
+        {"key": "n_target", "kind": "fact", "days_ago": 9, "session": "n1",
+         "content": "The beat task poll_carrier_status runs every 5 minutes for in-transit shipments."},
+        {"key": "n_status", "kind": "fact", "days_ago": 3, "session": "n2",
+         "content": "Carrier status codes: the carrier sends status updates; we poll the carrier status page when the carrier API is down."},
+        {"key": "n_poll", "kind": "fact", "days_ago": 2, "session": "n4",
+         "content": "Poll intervals: poll carrier status no more often than the carrier allows; status polling backs off on 429."},
+        {"key": "n_invoice", "kind": "fact", "days_ago": 4, "session": "n3",
+         "content": "Monthly invoices are built in services/api/billing/invoice_service.py from the invoice_lines table."},
+        {"key": "n_invoice_other", "kind": "fact", "days_ago": 1, "session": "n5",
+         "content": "Invoice service outages page the billing team; the invoice PDF service is separate."},
+    ]}
+    engine.import_memories(case_memories(DATA))  # the usual project memories around them
+    engine.import_memories(case_memories(data))
+    return engine
+
+
+@pytest.mark.parametrize("query,key", [
+    ("poll_carrier_status", "n_target"),           # pasted as written
+    ("pollCarrierStatus", "n_target"),             # another case style
+    ("where is POLL_CARRIER_STATUS scheduled", "n_target"),
+    ("InvoiceService", "n_invoice"),               # class name vs the module's file name
+])
+def test_exact_code_names_come_first(engine, query, key):
+    _names_store(engine)
+    top = engine.search(query, limit=3, now=NOW)
+    assert top and top[0].memory.id == mid(key), [r.memory.content[:40] for r in top]
+
+
+def test_coding_bench_default_beats_single_signals(settings, embedder):
+    """The blind coding-agent set (benchmarks/data/coding_bench.json): the default recipe finds
+    more than BM25 or the embedding alone, returns no superseded fact for current-state questions,
+    and puts the memory first for nearly every unique code name pasted as the query."""
+    from mnemex.engine.factory import build_engine
+    from mnemex.engine.retrieval.config import BM25_ONLY, DENSE_ONLY
+
+    data = json.loads((Path(__file__).parents[1] / "benchmarks" / "data" / "coding_bench.json").read_text())
+    engine = build_engine(settings, default_project=data["project"], embedder=embedder)
+    try:
+        engine.import_memories(case_memories(data))
+        default = evaluate(engine, data)["summary"]["overall"]
+        assert default["n"] == len(data["cases"]) and default["recall@3"] >= 0.7
+        for single in (BM25_ONLY, DENSE_ONLY):
+            assert default["recall@3"] >= evaluate(engine, data, single)["summary"]["overall"]["recall@3"]
+        assert default["stale"] == 0.0
+        names = evaluate(engine, data, cases=exact_name_cases(data))["summary"]["exact_name"]
+        assert names["n"] > 100 and names["recall@1"] >= 0.95
+    finally:
+        engine.close()

@@ -164,6 +164,19 @@ def test_code_tokens_expand_identifiers():
     assert expand_code_tokens("plain words") == "plain words"
 
 
+def test_compound_names_get_one_whole_name_token():
+    # snake_case, paths, dotted and constant names: the tokenizer splits them, so the joined form is added
+    assert expand_code_tokens("poll_carrier_status failed").split()[-1] == "pollcarrierstatus"
+    assert "servicescommondbpy" in expand_code_tokens("see services/common/db.py").split()
+    assert "errsslprotocolerror" in expand_code_tokens("ERR_SSL_PROTOCOL_ERROR again").split()
+    # a file name also gives its name without extension: what the class name in PascalCase becomes
+    assert "invoiceservice" in expand_code_tokens("edit invoice_service.py").split()
+    # the same name in another case style meets on the same token
+    assert "retrybackoffms" in expand_code_tokens("retry_backoff_ms").split()
+    # numbers, dates and versions are not names
+    assert expand_code_tokens("Python 3.12 since 2025-06-20") == "Python 3.12 since 2025-06-20"
+
+
 def test_query_entities_names_identifiers_paths_codes():
     ents = query_entities("What did Alice say about src/app/config.py and parseConfig (E1101)?")
     assert {"alice", "src/app/config.py", "parseconfig", "e1101"} <= ents

@@ -15,21 +15,57 @@ from mnemex.store.base import SparseVec
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 # identifiers with an inner case change: parseConfig, HTTPServer, getHTTPResponse, Http2Server
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9_]*\b")
+# compound names joined by _ . / - : poll_carrier_status, services/common/db.py, api.v2.routes, ERR_SSL_X
+_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+def _joined(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "", name).lower()
+
+
+def code_names(text: str) -> tuple[list[str], list[str]]:
+    """(parts, names) of the code names in `text`.
+
+    parts: camelCase/PascalCase identifiers split into words (`parseConfig` → "parse Config";
+    the tokenizer keeps them whole). names: one whole-name token per compound name
+    (`poll_carrier_status` → `pollcarrierstatus`: snake_case, paths, dotted and kebab names are
+    split on punctuation by the tokenizer, so without it an exact name would score no better than
+    a memory that merely uses its words), plus, for a file name, the name without extension and
+    path (`invoice_service.py` → `invoiceservice`, which `InvoiceService` also gives), plus the
+    whole camelCase identifiers themselves. The same name in any case style meets on the same
+    token. Names without a letter (dates, version numbers) are left alone.
+    """
+    parts, names = [], []
+    for m in _IDENT.finditer(text):
+        split = [p for p in _CAMEL.split(m.group(0).replace("_", " ")) if p.strip()]
+        if len(split) > 1:
+            parts.append(" ".join(split))
+            if "_" not in m.group(0):
+                names.append(m.group(0).lower())
+    for m in _COMPOUND.finditer(text):
+        name = m.group(0)
+        if not any(c.isalpha() for c in name):
+            continue
+        names.append(_joined(name))
+        base = _EXTENSION.sub("", name.rsplit("/", 1)[-1])
+        if base != name and re.search(r"[_.-]", base):
+            names.append(_joined(base))
+    return parts, names
 
 
 def expand_code_tokens(text: str) -> str:
-    """Append the parts of camelCase/PascalCase identifiers so `parseConfig` also matches
-    `parse config` and `HTTPServer` matches `http server`.
-
-    snake_case, kebab-case, paths, dotted names and error codes (E1101, ERR_SSL_PROTOCOL) are
-    already split on punctuation by the BM25 tokenizer, so they need nothing here.
-    """
-    extra = []
-    for m in _IDENT.finditer(text):
-        parts = [p for p in _CAMEL.split(m.group(0).replace("_", " ")) if p.strip()]
-        if len(parts) > 1:
-            extra.append(" ".join(parts))
+    """`text` plus the parts and whole-name tokens of its code names (see `code_names`); the
+    camelCase whole names are already in the text."""
+    parts, names = code_names(text)
+    words = set(re.findall(r"[a-z0-9]+", text.lower()))
+    extra = parts + [n for n in dict.fromkeys(names) if n not in words]
     return f"{text} {' '.join(extra)}" if extra else text
+
+
+#: How much more a whole code name in the query counts than one of its words: matching
+#: `poll_carrier_status` exactly is a phrase match, stronger evidence than "poll", "carrier", "status".
+NAME_WEIGHT = 3.0
 
 
 class SparseEncoder:
@@ -42,4 +78,9 @@ class SparseEncoder:
 
     def embed_query(self, text: str) -> SparseVec:
         vec = self._bm25.embed_query(expand_code_tokens(text))
-        return SparseVec(tuple(vec.indices), tuple(vec.values))
+        _, names = code_names(text)
+        if not names:
+            return SparseVec(tuple(vec.indices), tuple(vec.values))
+        whole = set(self._bm25.embed_query(" ".join(names)).indices)
+        return SparseVec(tuple(vec.indices),
+                         tuple(v * NAME_WEIGHT if i in whole else v for i, v in zip(vec.indices, vec.values)))
