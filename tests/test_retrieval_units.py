@@ -136,6 +136,35 @@ def test_event_anchor_and_no_time():
     assert strip_time_expression("what broke yesterday", parse_time_window("what broke yesterday", NOW)) == "what broke"
 
 
+def test_month_without_year_is_the_latest_such_month():
+    now = datetime(2025, 6, 30, 12, 0, tzinfo=timezone.utc)
+    april = parse_time_window("what went down in April?", now)
+    assert (april.start, april.end) == (datetime(now.year, 4, 1, tzinfo=timezone.utc),
+                                        datetime(now.year, 5, 1, tzinfo=timezone.utc))
+    august = parse_time_window("what changed in August", now)   # not begun yet this year
+    assert august.start == datetime(now.year - 1, 8, 1, tzinfo=timezone.utc)
+    late = parse_time_window("the outage in late May", now)
+    assert (late.start, late.end) == (datetime(now.year, 5, 21, tzinfo=timezone.utc),
+                                      datetime(now.year, 6, 1, tzinfo=timezone.utc))
+    early = parse_time_window("early March 2023 notes", now)
+    assert (early.start, early.end) == (datetime(2023, 3, 1, tzinfo=timezone.utc), datetime(2023, 3, 11, tzinfo=timezone.utc))
+    since = parse_time_window("what changed since March", now)
+    assert since.start == datetime(now.year, 3, 1, tzinfo=timezone.utc) and since.end is None and since.anchor is None
+    # "may" and "march" are verbs too; a month needs a cue word before it
+    for text in ("what may cause this", "we march on", "the May release"):
+        assert parse_time_window(text, now) is None, text
+
+
+def test_only_misleading_time_words_leave_the_search_text():
+    now = datetime(2025, 6, 30, 12, 0, tzinfo=timezone.utc)
+    # deictic expressions never appear in the memory they point to
+    assert plan_query("which api error did we fix 4 days ago", now=now).text == "which api error did we fix"
+    # the part of a month goes ("late" would match acks_late), the month stays
+    assert plan_query("what was the outage in late May about", now=now).text == "what was the outage in May about"
+    # absolute dates may be written in the memory: kept
+    assert plan_query("what did we ship on 8 May, 2023", now=now).text == "what did we ship on 8 May, 2023"
+
+
 # ---------------------------------------------------------- decomposition
 def test_decomposition_splits_compound_questions_only():
     assert decompose("Which port does the API use? And where are the logs written?") == [

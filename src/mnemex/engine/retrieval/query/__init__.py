@@ -16,7 +16,7 @@ from mnemex.engine.retrieval.query.temporal import TimeWindow, parse_time_window
 class QueryPlan:
     """What the pipeline will run for one query."""
 
-    text: str
+    text: str                      # what is searched: the query less its time expression's noise words
     intent: Intent
     window: TimeWindow | None
     subqueries: tuple[str, ...]
@@ -26,8 +26,11 @@ def plan_query(query: str, *, now: datetime, temporal: bool = True, decompositio
                max_subqueries: int = 4) -> QueryPlan:
     text = query.strip()
     window = parse_time_window(text, now) if temporal else None
+    intent = classify_intent(text)
+    if window is not None and window.noise:
+        text = strip_time_expression(text, window)
     subs = tuple(decompose(text, max_subqueries)) if decomposition else (text,)
-    return QueryPlan(text=text, intent=classify_intent(text), window=window, subqueries=subs)
+    return QueryPlan(text=text, intent=intent, window=window, subqueries=subs)
 
 
 __all__ = [

@@ -1,7 +1,8 @@
 """Temporal expressions in a query → a time window relative to `now`.
 
 "yesterday", "last week", "2 days ago", "in May 2023", "on 8 May, 2023", "2023-05-08",
-"since March", "before 2024" become a `TimeWindow` that the pipeline uses as a soft
+"in April" (the latest April up to now), "late May", "early June 2023", "since March",
+"before 2024" become a `TimeWindow` that the pipeline uses as a soft
 boost (or, when configured, a filter) on `created_at`. "before/after <event>" with no
 date yields an `anchor` phrase: the pipeline looks the event up and uses its time.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -32,6 +33,10 @@ class TimeWindow:
     anchor: str | None = None
     anchor_side: str | None = None  # "before" or "after" the anchor event
     text: str = ""                   # the expression that produced it
+    # the words of the expression that would only mislead the search: a deictic expression
+    # ("yesterday", "3 weeks ago") never appears in the memory it points to, nor does a part of
+    # a month ("late" in "late May"); an absolute date may be written in the memory, so it stays
+    noise: str = ""
 
     def contains(self, when: datetime, slack: timedelta = timedelta(0)) -> bool:
         if self.start is not None and when < self.start - slack:
@@ -65,7 +70,12 @@ def _safe_date(year: int, month: int, day: int) -> datetime | None:
 _ISO = re.compile(r"\b(?P<year>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
 _DAY_MONTH_YEAR = re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.I)
-_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I)
+_PART = r"(?:(?P<part>early|mid|late|(?:the\s+)?(?:start|beginning|middle|end)\s+of)[\s-]+)?"
+_MONTH_YEAR = re.compile(rf"\b{_PART}{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I)
+# a month without a year needs a preposition or a part word before it ("in April", "late May")
+_MONTH_ALONE = re.compile(rf"\b(?:(?:in|during|since|before|after|until|by|from|through)\s+)?{_PART}{_MONTH}\b(?!\s*\d)", re.I)
+_PART_DAYS = {"early": (1, 11), "start": (1, 11), "beginning": (1, 11), "mid": (11, 21), "middle": (11, 21),
+              "late": (21, None), "end": (21, None)}
 _YEAR = re.compile(r"\b(?:in|during|of|since|before|after|until)\s+(?P<year>(?:19|20)\d{2})\b", re.I)
 _AGO = re.compile(r"\b(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|few)\s+"
                   r"(?P<unit>minute|hour|day|week|month|year)s?\s+ago\b", re.I)
@@ -82,8 +92,33 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else _NUMBER_WORDS.get(text, 1)
 
 
-def _absolute(text: str) -> tuple[TimeWindow | None, str]:
-    """The first absolute date expression: (window, matched text)."""
+def _month_window(year: int, month: int, part: str | None, text: str) -> TimeWindow:
+    """The month, or its first/middle/last third for early/mid/late (start of, end of, ...)."""
+    start, end = _month_span(year, month)
+    if part:
+        first, last = _PART_DAYS[part.lower().split()[-2] if " of" in part.lower() else part.lower()]
+        end = start + timedelta(days=last - 1) if last else end
+        start = start + timedelta(days=first - 1)
+    return TimeWindow(start, end, text=text, noise=part or "")
+
+
+def _month_alone(text: str, now: datetime) -> tuple[TimeWindow | None, str]:
+    """"in April", "late May", "since March": the latest such month that has begun by `now`."""
+    for m in _MONTH_ALONE.finditer(text):
+        word = m["month"]
+        has_cue = m["part"] or m.group(0).lower().split()[0] != word.lower().rstrip(".")
+        # "may"/"march" are also verbs: only a capitalised month with a cue counts
+        if not has_cue or (word.lower() in ("may", "march") and not word[0].isupper()):
+            continue
+        month = MONTHS[word.lower().rstrip(".")]
+        year = now.year if month <= now.month else now.year - 1
+        return _month_window(year, month, m["part"], m.group(0)), m.group(0)
+    return None, ""
+
+
+def _absolute(text: str, now: datetime | None = None) -> tuple[TimeWindow | None, str]:
+    """The first absolute date expression: (window, matched text). A month without a year
+    ("in April") needs `now` to pick its year."""
     for rx in (_ISO, _DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
         m = rx.search(text)
         if m:
@@ -95,8 +130,11 @@ def _absolute(text: str) -> tuple[TimeWindow | None, str]:
                 return TimeWindow(day, day + timedelta(days=1), text=m.group(0)), m.group(0)
     m = _MONTH_YEAR.search(text)
     if m:
-        start, end = _month_span(int(m["year"]), MONTHS[m["month"].lower()])
-        return TimeWindow(start, end, text=m.group(0)), m.group(0)
+        return _month_window(int(m["year"]), MONTHS[m["month"].lower().rstrip(".")], m["part"], m.group(0)), m.group(0)
+    if now is not None:
+        window, matched = _month_alone(text, now)
+        if window is not None:
+            return window, matched
     m = _YEAR.search(text)
     if m:
         year = int(m["year"])
@@ -158,23 +196,30 @@ def parse_time_window(query: str, now: datetime) -> TimeWindow | None:
     if bound:
         side = "after" if bound["side"].lower() in ("after", "since") else "before"
         rest = bound["rest"].strip()
-        window, _ = _absolute(bound.group(0))
-        window = window or _relative(rest, now)
+        window, _ = _absolute(bound.group(0), now)
+        if window is None:
+            window = _relative(rest, now)
+            window = replace(window, noise=window.text) if window is not None else None
         if window is not None:
+            noise = window.noise
             if side == "before":
-                return TimeWindow(None, window.start or window.end, text=bound.group(0))
+                return TimeWindow(None, window.start or window.end, text=bound.group(0), noise=noise)
             return TimeWindow(window.end if bound["side"].lower() == "after" else window.start,
-                              None, text=bound.group(0))
+                              None, text=bound.group(0), noise=noise)
         anchor = _LEADING_ARTICLE.sub("", rest)
         if anchor and len(anchor.split()) <= 6:
             return TimeWindow(anchor=anchor, anchor_side=side, text=bound.group(0))
-    window, _ = _absolute(query)
-    return window or _relative(query, now)
+    window, _ = _absolute(query, now)
+    if window is not None:
+        return window
+    window = _relative(query, now)
+    return replace(window, noise=window.text) if window is not None else None
 
 
 def strip_time_expression(query: str, window: TimeWindow | None) -> str:
-    """The query without its time expression (so "yesterday" does not steer BM25 or the embedding)."""
-    if window is None or not window.text:
+    """The query without the misleading words of its time expression (`TimeWindow.noise`), so
+    "yesterday" or the "late" of "late May" does not steer BM25 or the embedding."""
+    if window is None or not window.noise:
         return query
-    stripped = query.replace(window.text, " ")
+    stripped = re.sub(rf"\b{re.escape(window.noise)}\b", " ", query)
     return re.sub(r"\s+", " ", stripped).strip() or query
