@@ -121,3 +121,26 @@ def test_coding_bench_default_beats_single_signals(settings, embedder):
         assert names["n"] > 100 and names["recall@1"] >= 0.95
     finally:
         engine.close()
+
+
+def test_paraphrase_is_not_won_by_an_incidental_word(engine):
+    """The question shares only 'type' and 'values' with a TypeScript error note; the memory that
+    answers it shares no word but means the same. The best BM25 match is semantically unrelated,
+    so the embedding leads (`agreement_floor`); with the rule off, the incidental match wins."""
+    from mnemex.engine.retrieval.config import DEFAULT
+
+    data = {"now": DATA["now"], "project": DATA["project"], "memories": [
+        {"key": "p_money", "kind": "decision", "days_ago": 30, "session": "p3",
+         "content": "Money amounts are stored as integer cents (BIGINT), never floats, to avoid rounding errors in invoices."},
+        {"key": "p_ts", "kind": "correction", "days_ago": 5, "session": "p4",
+         "content": "TS2345 'Argument of type string | undefined is not assignable to parameter of type string': "
+                    "narrow with an if-guard or a default value."},
+    ]}
+    engine.import_memories(case_memories(DATA))
+    engine.import_memories(case_memories(data))
+    query = "what numeric type do we keep dollar values in, and why"
+    assert engine.search(query, limit=3, now=NOW)[0].memory.id == mid("p_money")
+    off = DEFAULT.model_copy(update={"agreement_floor": 0.0})
+    assert engine.search(query, limit=3, now=NOW, config=off)[0].memory.id == mid("p_ts")
+    # a query naming code keeps its lexical anchor even when the embedding disagrees
+    assert engine.search("TS2345", limit=1, now=NOW)[0].memory.id == mid("p_ts")

@@ -212,6 +212,24 @@ def test_query_entities_names_identifiers_paths_codes():
     assert "what" not in ents
 
 
+def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matches():
+    from mnemex.engine.retrieval.pipeline import _agreement_weights, _Candidate
+    from mnemex.engine.retrieval.scoring import names_code
+    from mnemex.store.base import StoredHit
+
+    def cand(bm25, cosine):
+        return _Candidate(hit=StoredHit(id="x", score=0.0, payload={}), cosine=cosine, bm25=bm25)
+
+    unrelated = {"a": cand(7.5, 0.05), "b": cand(0.0, 0.6)}
+    assert _agreement_weights(unrelated, DEFAULT, 0.5, 0.5) == pytest.approx((0.8, 0.2))
+    related = {"a": cand(7.5, 0.35), "b": cand(0.0, 0.6)}
+    assert _agreement_weights(related, DEFAULT, 0.5, 0.5) == (0.5, 0.5)
+    assert _agreement_weights(unrelated, DEFAULT.model_copy(update={"agreement_floor": 0.0}), 0.5, 0.5) == (0.5, 0.5)
+    assert _agreement_weights({"b": cand(0.0, 0.6)}, DEFAULT, 0.5, 0.5) == (0.5, 0.5)  # no lexical match at all
+    assert names_code("where is poll_carrier_status") and names_code("TS2345 again") and names_code("promote-prod")
+    assert not names_code("how does merged code end up live")
+
+
 # ---------------------------------------------------------------- scoring
 def _memory(**kw) -> Memory:
     base = dict(id="00000000-0000-0000-0000-000000000001", content="x", created_at=NOW - timedelta(days=1),

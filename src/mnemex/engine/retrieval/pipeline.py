@@ -26,7 +26,7 @@ from mnemex.engine.retrieval.query import (
     is_trivial,
     plan_query,
 )
-from mnemex.engine.retrieval.scoring import composite_score, confidence, query_entities
+from mnemex.engine.retrieval.scoring import composite_score, confidence, names_code, query_entities
 from mnemex.models import Memory, MemoryFilter, utcnow
 from mnemex.store.base import HybridQuery, MemoryStore, StoredHit
 from mnemex.store.payload import payload_to_memory
@@ -165,6 +165,8 @@ class Retriever:
             scores = {k: v / best for k, v in rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
                                                   [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
         else:
+            if not names_code(text):
+                dense_w, sparse_w = _agreement_weights(cands, cfg, dense_w, sparse_w)
             scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
                                    {k: c.cosine for k, c in cands.items() if c.cosine is not None},
                                    sparse_weight=sparse_w, dense_weight=dense_w)
@@ -345,6 +347,28 @@ class Retriever:
                                         confidence=round(res.confidence * 0.5, 4), why=("context",),
                                         context_of=res.memory.id))
         return out
+
+
+def _agreement_weights(cands: dict[str, _Candidate], cfg: RetrievalConfig, dense_w: float,
+                       sparse_w: float) -> tuple[float, float]:
+    """Lean on the embedding when the best lexical match is semantically unrelated to the query.
+
+    A paraphrased question ("how does merged code end up live") shares only incidental words
+    with the memories; BM25's best match is then one that happens to say "live" or "code", and
+    max-normalisation would give it full weight. If that match's cosine is below
+    `agreement_floor`, the words it matched are taken as noise and the dense signal leads.
+    Not applied to queries that name code (the caller checks): an exact identifier is evidence.
+    """
+    if cfg.agreement_floor <= 0 or dense_w <= 0 or sparse_w <= 0:
+        return dense_w, sparse_w
+    lexical = [c for c in cands.values() if c.bm25 > 0]
+    if not lexical:
+        return dense_w, sparse_w
+    best = max(lexical, key=lambda c: c.bm25)
+    if best.cosine is None or best.cosine >= cfg.agreement_floor:
+        return dense_w, sparse_w
+    total = dense_w + sparse_w
+    return total * cfg.unanchored_dense_weight, total * (1.0 - cfg.unanchored_dense_weight)
 
 
 def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:

@@ -16,6 +16,7 @@ import math
 import re
 from datetime import datetime, timedelta, timezone
 
+from mnemex.embed.sparse import code_names
 from mnemex.engine.retrieval.config import CompositeWeights
 from mnemex.engine.retrieval.query.temporal import TimeWindow
 from mnemex.models import Memory
@@ -41,6 +42,12 @@ def query_entities(query: str) -> frozenset[str]:
         if len(token) > 1:
             found.add(token)
     return frozenset(found)
+
+
+def names_code(query: str) -> bool:
+    """Does the query name code (a path, a snake/camel/kebab-case identifier, an error code)? Such a
+    query is anchored in its words: a BM25 match on them is evidence, whatever the embedding says."""
+    return _IDENTIFIER.search(query) is not None or bool(code_names(query)[1])
 
 
 def memory_entities(memory: Memory) -> frozenset[str]:
