@@ -1,6 +1,7 @@
 """Coding-agent retrieval benchmark: one project's memories, developer questions, expected hits.
 
     PYTHONPATH=. python benchmarks/coding.py [--data benchmarks/data/coding_bench.json] [--misses]
+    PYTHONPATH=. python benchmarks/coding.py --ablation     # the LoCoMo ablation's variants, on this set
 
 LoCoMo measures conversations; mnemex's users are coding agents. This file runs a second, very
 different set through the same read path: decisions, conventions, paths, identifiers in every
@@ -150,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recipes", default="default,plain_rrf,bm25_only,dense_only,fast",
                     help=f"comma list of {', '.join(RECIPES)}")
     ap.add_argument("--misses", action="store_true", help="list the first recipe's cases that miss in the top 3")
+    ap.add_argument("--ablation", action="store_true",
+                    help="run the variants of benchmarks/ablation.py instead of the recipes")
     ap.add_argument("--no-exact-names", action="store_true",
                     help="skip the generated exact_name cases (each unique code name pasted alone as the query)")
     a = ap.parse_args(argv)
@@ -162,7 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         engine = build(data, Path(tmp))
         try:
             cases = list(data["cases"]) + ([] if a.no_exact_names else exact_name_cases(data))
-            results = {name: evaluate(engine, data, RECIPES[name], cases) for name in a.recipes.split(",")}
+            if a.ablation:
+                from benchmarks.ablation import variants
+
+                chosen = variants()
+            else:
+                chosen = [(name, RECIPES[name]) for name in a.recipes.split(",")]
+            results = {name: evaluate(engine, data, config, cases) for name, config in chosen}
         finally:
             engine.close()
     print(f"{len(data['memories'])} memories, {len(data['cases'])} written cases + "
