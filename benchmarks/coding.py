@@ -65,23 +65,46 @@ def case_memories(data: dict[str, Any]) -> list[Memory]:
     return out
 
 
-_NAME = re.compile(r"[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+|\b[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*\b")
+_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]++(?:[_./-][A-Za-z0-9]++)+|\b[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*\b")
+
+
+def _code_like(name: str) -> bool:
+    """snake_case, a path, a dotted or camelCase name, or a kebab name of 3+ parts or with a digit;
+    not prose compounds ("follow-up", "e.g.") or numbers."""
+    parts = re.split(r"[_./-]", name)
+    if not any(sum(c.isalpha() for c in p) >= 2 for p in parts):
+        return False
+    if re.search(r"[_/]|[a-z][A-Z]", name) or re.search(r"[A-Za-z]\.[A-Za-z]", name):
+        return True
+    return len(parts) >= 3 or any(c.isdigit() for c in name)
 
 
 def exact_name_cases(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Generated cases: every code name (snake_case, camelCase, path, dotted or kebab name with a
-    letter, 5+ characters) that occurs in exactly one current memory, pasted alone as the query.
-    An agent does this all the time ("where is poll_carrier_status") and expects that memory first."""
-    seen: dict[str, set[str]] = defaultdict(set)
+    """Generated cases: every code name (see `_code_like`, 5+ characters) that only one current
+    memory mentions, in any case style, pasted alone as the query. An agent does this all the time
+    ("where is poll_carrier_status") and expects that memory first."""
+    def joined(name: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", name.lower())
+
+    spelled: dict[str, str] = {}
+    holders: dict[str, set[str]] = defaultdict(set)
     for item in data["memories"]:
         if item.get("superseded_days_ago") is not None:
             continue
         for name in _NAME.findall(item["content"]):
             name = name.strip("./-")
-            if len(name) >= 5 and any(c.isalpha() for c in name):
-                seen[name].add(item["key"])
-    return [{"query": name, "type": "exact_name", "expect": sorted(keys)}
-            for name, keys in sorted(seen.items()) if len(keys) == 1]
+            if len(name) >= 5 and _code_like(name):
+                spelled.setdefault(joined(name), name)
+                holders[joined(name)].add(item["key"])
+    # a name is unique when no other current memory mentions it in any spelling
+    for item in data["memories"]:
+        if item.get("superseded_days_ago") is None:
+            text = joined(item["content"])
+            for key in holders:
+                if key in text:
+                    holders[key].add(item["key"])
+    return [{"query": spelled[key], "type": "exact_name", "expect": sorted(keys)}
+            for key, keys in sorted(holders.items()) if len(keys) == 1]
 
 
 def evaluate(engine: Any, data: dict[str, Any], config: RetrievalConfig | None = None,
@@ -96,6 +119,8 @@ def evaluate(engine: Any, data: dict[str, Any], config: RetrievalConfig | None =
         got = [names.get(r.memory.id, r.memory.id) for r in engine.search(case["query"], limit=10, now=now, **options)]
         latencies.append(time.perf_counter() - t0)
         expect = case["expect"]
+        if not expect:
+            raise ValueError(f"case {case['query']!r} expects nothing: give at least one key")
         rec: dict[str, Any] = {"query": case["query"], "type": case.get("type", "case"), "expect": expect, "got": got}
         for k in KS:
             rec[f"recall@{k}"] = len(set(expect) & set(got[:k])) / len(expect)

@@ -226,8 +226,11 @@ def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matc
     assert _agreement_weights(related, DEFAULT, 0.5, 0.5) == (0.5, 0.5)
     assert _agreement_weights(unrelated, DEFAULT.model_copy(update={"agreement_floor": 0.0}), 0.5, 0.5) == (0.5, 0.5)
     assert _agreement_weights({"b": cand(0.0, 0.6)}, DEFAULT, 0.5, 0.5) == (0.5, 0.5)  # no lexical match at all
-    assert names_code("where is poll_carrier_status") and names_code("TS2345 again") and names_code("promote-prod")
+    assert names_code("where is poll_carrier_status") and names_code("TS2345 again") and names_code("promote-prod-v2")
     assert not names_code("how does merged code end up live")
+    # prose compounds and numbers are not code: the rule still applies to them
+    for prose in ("a follow-up on the long-term plan", "e.g. the retry policy", "it took 1.5 hours", "v1.2.3"):
+        assert not names_code(prose), prose
 
 
 # ---------------------------------------------------------------- scoring
@@ -266,3 +269,27 @@ def test_confidence_is_bounded_and_monotone_in_similarity():
     lo, hi = confidence(0.1, 0.0, 0), confidence(0.8, 1.0, 0)
     assert 0.0 <= lo < 0.2 < 0.8 < hi <= 1.0
     assert confidence(None, 1.0, 0) <= 0.35
+
+
+def test_code_and_time_parsing_stay_linear_and_safe_on_hostile_input():
+    """Every write and query runs these regexes: a 40,000-character token must not take seconds,
+    and odd whitespace or punctuation must not raise."""
+    import time
+
+    from mnemex.engine.retrieval.scoring import names_code
+
+    for text in ("a" * 40_000, "a_" * 10_000, "a-" * 10_000, "x." * 10_000, "0123456789abcdef" * 2_500):
+        t0 = time.perf_counter()
+        expand_code_tokens(text)
+        query_entities(text)
+        names_code(text)
+        plan_query(text, now=NOW)
+        assert time.perf_counter() - t0 < 1.0, text[:10]
+    for text in ("end\tof May 2023 release", "the end\u00a0of May", "?!", "   ", "how does sep.join work",
+                 "open dec.txt", "email jan.kowalski@example.com"):
+        plan_query(text, now=NOW)  # no exception
+    assert parse_time_window("how does sep.join work", NOW) is None
+    assert parse_time_window("message from Jan about the deploy", NOW) is None
+    late = parse_time_window("late May", datetime(2024, 5, 5, tzinfo=timezone.utc))  # not begun yet this year
+    assert late.start == datetime(2023, 5, 21, tzinfo=timezone.utc)
+    assert plan_query("why was the deploy late in late May", now=NOW).text == "why was the deploy late in May"

@@ -16,8 +16,21 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-
 # identifiers with an inner case change: parseConfig, HTTPServer, getHTTPResponse, Http2Server
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9_]*\b")
 # compound names joined by _ . / - : poll_carrier_status, services/common/db.py, api.v2.routes, ERR_SSL_X
-_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+")
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+# (anchored and possessive: linear time even on a 20,000-character run of letters)
+_COMPOUND = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]++(?:[_./-][A-Za-z0-9]++)+")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _is_code_name(name: str) -> bool:
+    """A compound that is a name, not prose: it has a part of 2+ letters (not `e.g.`, `v1.2.3`,
+    `1.5`), and, when only hyphens join it, 3+ parts or a digit (`promote-prod-v2`, `RW-412`,
+    not `follow-up`)."""
+    parts = re.split(r"[_./-]", name)
+    if not any(sum(c.isalpha() for c in part) >= 2 for part in parts):
+        return False
+    if re.search(r"[_./]", name):
+        return True
+    return len(parts) >= 3 or any(c.isdigit() for c in name)
 
 
 def _joined(name: str) -> str:
@@ -45,7 +58,7 @@ def code_names(text: str) -> tuple[list[str], list[str]]:
                 names.append(m.group(0).lower())
     for m in _COMPOUND.finditer(text):
         name = m.group(0)
-        if not any(c.isalpha() for c in name):
+        if not _is_code_name(name):
             continue
         names.append(_joined(name))
         base = _EXTENSION.sub("", name.rsplit("/", 1)[-1])

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTHS["sept"] = 9
+_FULL_NAMES = frozenset(name.lower() for name in calendar.month_name if name)
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _UNITS = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": timedelta(days=1),
           "week": timedelta(weeks=1), "month": timedelta(days=30), "year": timedelta(days=365)}
@@ -73,7 +74,9 @@ _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,
 _PART = r"(?:(?P<part>early|mid|late|(?:the\s+)?(?:start|beginning|middle|end)\s+of)[\s-]+)?"
 _MONTH_YEAR = re.compile(rf"\b{_PART}{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I)
 # a month without a year needs a preposition or a part word before it ("in April", "late May")
-_MONTH_ALONE = re.compile(rf"\b(?:(?:in|during|since|before|after|until|by|from|through)\s+)?{_PART}{_MONTH}\b(?!\s*\d)", re.I)
+_MONTH_ALONE = re.compile(rf"\b(?P<cue>(?:in|during|since|before|after|until|by|from|through)\s+)?{_PART}{_MONTH}"
+                         r"(?![\w@/]|\.\w)(?!\s*\d)", re.I)
+_PART_WORD = re.compile(r"early|mid|late|start|beginning|middle|end", re.I)
 _PART_DAYS = {"early": (1, 11), "start": (1, 11), "beginning": (1, 11), "mid": (11, 21), "middle": (11, 21),
               "late": (21, None), "end": (21, None)}
 _YEAR = re.compile(r"\b(?:in|during|of|since|before|after|until)\s+(?P<year>(?:19|20)\d{2})\b", re.I)
@@ -96,23 +99,29 @@ def _month_window(year: int, month: int, part: str | None, text: str) -> TimeWin
     """The month, or its first/middle/last third for early/mid/late (start of, end of, ...)."""
     start, end = _month_span(year, month)
     if part:
-        first, last = _PART_DAYS[part.lower().split()[-2] if " of" in part.lower() else part.lower()]
+        first, last = _PART_DAYS[_PART_WORD.search(part)[0].lower()]
         end = start + timedelta(days=last - 1) if last else end
         start = start + timedelta(days=first - 1)
     return TimeWindow(start, end, text=text, noise=part or "")
 
 
 def _month_alone(text: str, now: datetime) -> tuple[TimeWindow | None, str]:
-    """"in April", "late May", "since March": the latest such month that has begun by `now`."""
+    """"in April", "late May", "since March": the latest such month (or part) that has begun by `now`.
+
+    Month words are also verbs and names ("may", "march", "Jan", "June"): with a part word
+    ("late May", "end of may") any spelling counts; with only a preposition, the full month name
+    must be capitalised ("in April", not "in may" or "from Jan")."""
     for m in _MONTH_ALONE.finditer(text):
         word = m["month"]
-        has_cue = m["part"] or m.group(0).lower().split()[0] != word.lower().rstrip(".")
-        # "may"/"march" are also verbs: only a capitalised month with a cue counts
-        if not has_cue or (word.lower() in ("may", "march") and not word[0].isupper()):
-            continue
-        month = MONTHS[word.lower().rstrip(".")]
-        year = now.year if month <= now.month else now.year - 1
-        return _month_window(year, month, m["part"], m.group(0)), m.group(0)
+        name = word.lower()
+        if not m["part"]:
+            if not m["cue"] or not word[0].isupper() or name not in _FULL_NAMES:
+                continue
+        month = MONTHS[name]
+        window = _month_window(now.year, month, m["part"], m.group(0))
+        if window.start is not None and window.start > now:
+            window = _month_window(now.year - 1, month, m["part"], m.group(0))
+        return window, m.group(0)
     return None, ""
 
 
@@ -218,8 +227,10 @@ def parse_time_window(query: str, now: datetime) -> TimeWindow | None:
 
 def strip_time_expression(query: str, window: TimeWindow | None) -> str:
     """The query without the misleading words of its time expression (`TimeWindow.noise`), so
-    "yesterday" or the "late" of "late May" does not steer BM25 or the embedding."""
-    if window is None or not window.noise:
+    "yesterday" or the "late" of "late May" does not steer BM25 or the embedding. Only the
+    expression itself is edited, once: "why was the deploy late in late May" keeps its first "late"."""
+    if window is None or not window.noise or window.text not in query:
         return query
-    stripped = re.sub(rf"\b{re.escape(window.noise)}\b", " ", query)
+    cleaned = re.sub(rf"{re.escape(window.noise)}[\s-]*", " ", window.text, count=1)
+    stripped = query.replace(window.text, cleaned, 1)
     return re.sub(r"\s+", " ", stripped).strip() or query
