@@ -368,7 +368,8 @@ def _agreement_weights(cands: dict[str, _Candidate], cfg: RetrievalConfig, dense
     if best.cosine is None or best.cosine >= cfg.agreement_floor:
         return dense_w, sparse_w
     total = dense_w + sparse_w
-    return total * cfg.unanchored_dense_weight, total * (1.0 - cfg.unanchored_dense_weight)
+    share = max(dense_w / total, cfg.unanchored_dense_weight)  # never lean less on the embedding
+    return total * share, total * (1.0 - share)
 
 
 def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:
