@@ -79,6 +79,19 @@ def test_export_import_round_trip_through_files(run, tmp_path):
     assert sorted(again.read_text().splitlines()) == sorted(lines)
 
 
+def test_reindex_reports_progress_and_keeps_memories(run, tmp_path):
+    run("add", "The beat task poll_carrier_status runs every 5 minutes", "--kind", "fact")
+    run("add", "Use pnpm, not npm, in every workspace of the monorepo", "--kind", "convention")
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    run("export", str(before))
+    proc = run("reindex")
+    assert "reindexed 2/2" in proc.stderr and "reindexed 2 memories (BM25)" in proc.stderr
+    run("export", str(after))
+    assert sorted(after.read_text().splitlines()) == sorted(before.read_text().splitlines())
+    hits = json.loads(run("search", "pollCarrierStatus", "--json").stdout)
+    assert "poll_carrier_status" in hits[0]["preview"]
+
+
 def test_bad_input_and_bad_config_fail_with_one_line(run, tmp_path):
     for args, needle in [(("add", "   "), "content is empty"),
                          (("show", "00000000-0000-4000-8000-000000000000"), "no memory with id"),

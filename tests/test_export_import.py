@@ -70,3 +70,53 @@ def test_timeline_around_an_anchor(settings, embedder):
         assert earlier == [] and [m.id for m in later] == [ids[1]]
     finally:
         engine.close()
+
+
+def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, monkeypatch):
+    """A store written by an older tokenizer (no whole-name tokens) finds a pasted code name only
+    after `reindex`; memories, their count, their dense vectors and the journal stay as they were."""
+    import uuid
+
+    from mnemex.engine.retrieval.config import BM25_ONLY
+
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        current = engine.writer._sparse
+        monkeypatch.setattr(engine.writer, "_sparse", _OldSparse(current))
+        target = Memory(id=str(uuid.uuid4()), content="The beat task poll_carrier_status runs every 5 minutes.",
+                        kind=MemoryKind.FACT, project="/work/proj")
+        other = Memory(id=str(uuid.uuid4()), content="Poll the carrier status page when the carrier API is down.",
+                       kind=MemoryKind.FACT, project="/work/proj")
+        engine.import_memories([target, other])
+        monkeypatch.setattr(engine.writer, "_sparse", current)
+        assert engine.search("pollcarrierstatus", limit=2, config=BM25_ONLY) == []  # old vectors lack the name
+        before = {m.id: m for m in engine.export()}
+        dense_before = {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)}
+        history_before = engine.history(target.id)
+        seen = []
+        assert engine.reindex(progress=lambda done, total: seen.append((done, total))) == 2
+        assert seen[-1] == (2, 2)
+        assert [r.memory.id for r in engine.search("pollcarrierstatus", limit=2, config=BM25_ONLY)] == [target.id]
+        assert {m.id: m for m in engine.export()} == before
+        assert {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)} == dense_before
+        assert engine.history(target.id) == history_before
+        assert engine.reindex(dense=True) == 2  # re-embedding gives the same vectors for the same model
+        after = {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)}
+        assert all(abs(x - y) < 1e-5 for k in after for x, y in zip(after[k], dense_before[k]))
+    finally:
+        engine.close()
+
+
+class _OldSparse:
+    """The sparse encoder as it was before whole-name tokens: camelCase parts only."""
+
+    def __init__(self, current):
+        self._current = current
+
+    def embed_document(self, text):
+        from mnemex.embed.sparse import code_names
+        from mnemex.store.base import SparseVec
+
+        parts, _ = code_names(text)
+        vec = self._current._bm25.embed_document(f"{text} {' '.join(parts)}" if parts else text)
+        return SparseVec(tuple(vec.indices), tuple(vec.values))

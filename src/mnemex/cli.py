@@ -97,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("file")
     i.set_defaults(func=cmd_import)
 
+    r = sub.add_parser("reindex", help="rebuild the search vectors of every memory with the current encoders")
+    r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
+    r.set_defaults(func=cmd_reindex)
+
     doc = sub.add_parser("doctor", help="check model, store, daemon and config; say how to fix problems")
     doc.set_defaults(func=cmd_doctor)
     return p
@@ -360,6 +364,18 @@ def cmd_import(args: argparse.Namespace) -> int:
     with store_access(settings, require_local=True) as acc:
         n = acc.engine.import_memories(memories)
     print(f"imported {n} memories", file=sys.stderr)
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    settings = _settings()
+
+    def progress(done: int, total: int) -> None:
+        print(f"reindexed {done}/{total}", file=sys.stderr, flush=True)
+
+    with store_access(settings, require_local=True) as acc:
+        n = acc.engine.reindex(dense=args.dense, progress=progress)
+    print(f"reindexed {n} memories ({'BM25 and embeddings' if args.dense else 'BM25'})", file=sys.stderr)
     return 0
 
 

@@ -298,6 +298,31 @@ class MemoryEngine:
         every = self.limits.optimize_every
         return bool(every) and self._writes_since_optimize >= every
 
+    def reindex(self, *, dense: bool = False, batch: int = 256,
+                progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild every memory's BM25 vector (and its embedding with `dense=True`) with the current
+        encoders, e.g. after an upgrade that changed how code names are tokenized. Memories,
+        history and the journal are untouched. `progress(done, total)` is called per batch."""
+        with self._lock:
+            total = self.store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
+            done = 0
+            chunk: list[Memory] = []
+            for memory in list(self.export()):
+                chunk.append(memory)
+                if len(chunk) >= batch:
+                    self.writer.reindex(chunk, dense=dense)
+                    done += len(chunk)
+                    chunk = []
+                    if progress is not None:
+                        progress(done, total)
+            if chunk:
+                self.writer.reindex(chunk, dense=dense)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+            self._count_writes(done)
+        return done
+
     def optimize(self) -> None:
         """Build the indexes. Holds the store (and Edge holds the GIL): run it when idle."""
         with self._lock:

@@ -194,6 +194,24 @@ class WritePath:
                                       payload=memory_to_payload(memory)))
         self._store.upsert(points)
 
+    def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
+        """Rebuild the vectors of stored memories as the current encoders make them (sparse always,
+        dense when asked; otherwise the stored dense vector is kept). Payloads, ids and the journal
+        are untouched: nothing about the memories changes, only how they are found."""
+        if not memories:
+            return
+        if dense:
+            vectors = self._dense.embed_documents([embedding_text(m) for m in memories])
+        else:
+            stored = {h.id: h.dense for h in self._store.retrieve([m.id for m in memories], with_vectors=True)}
+            vectors = [stored.get(m.id) for m in memories]
+            missing = [i for i, v in enumerate(vectors) if v is None]
+            if missing:
+                fresh = self._dense.embed_documents([embedding_text(memories[i]) for i in missing])
+                for i, vec in zip(missing, fresh):
+                    vectors[i] = vec
+        self._store_points(list(zip(memories, vectors)))
+
     def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool) -> Memory:
         """Write a new version of an existing memory (same id); returns it, validated."""
         after = Memory.model_validate(after.model_dump())
