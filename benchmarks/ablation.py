@@ -47,6 +47,7 @@ def variants() -> list[tuple[str, RetrievalConfig]]:
         ("- intent routing (hypothetical → dense 0.7)", d.model_copy(update={"intent_routing": False})),
         ("- temporal parsing", d.model_copy(update={"temporal": False})),
         ("- lexical agreement rule (unrelated best BM25 match → dense 0.8)", d.model_copy(update={"agreement_floor": 0.0})),
+        ("- vocabulary rule (< 80 % of query words in memory → dense 0.8)", d.model_copy(update={"vocabulary_floor": 0.0})),
         ("- decomposition", d.model_copy(update={"decomposition": False})),
         ("score fusion → weighted RRF", d.model_copy(update={"fusion": "rrf", "dense_weight": 1.0, "sparse_weight": 1.0})),
         ("+ dedupe (cos > 0.97)", d.model_copy(update={"dedupe_above": 0.97})),

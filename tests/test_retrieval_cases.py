@@ -127,8 +127,9 @@ def test_coding_bench_default_beats_single_signals(settings, embedder, name):
 
 def test_paraphrase_is_not_won_by_an_incidental_word(engine):
     """The question shares only 'type' and 'values' with a TypeScript error note; the memory that
-    answers it shares no word but means the same. The best BM25 match is semantically unrelated,
-    so the embedding leads (`agreement_floor`); with the rule off, the incidental match wins."""
+    answers it shares no word but means the same. The best BM25 match is semantically unrelated
+    (`agreement_floor`) and half the question's words are in no memory (`vocabulary_floor`), so
+    the embedding leads; with both rules off, the incidental match wins."""
     from mnemex.engine.retrieval.config import DEFAULT
 
     data = {"now": DATA["now"], "project": DATA["project"], "memories": [
@@ -142,7 +143,12 @@ def test_paraphrase_is_not_won_by_an_incidental_word(engine):
     engine.import_memories(case_memories(data))
     query = "what numeric type do we keep dollar values in, and why"
     assert engine.search(query, limit=3, now=NOW)[0].memory.id == mid("p_money")
-    off = DEFAULT.model_copy(update={"agreement_floor": 0.0})
+    # each rule alone is enough here: the best BM25 match is unrelated (cosine 0.05), and
+    # "numeric" and "dollar" occur in no memory
+    for alone in ({"agreement_floor": 0.0}, {"vocabulary_floor": 0.0}):
+        config = DEFAULT.model_copy(update=alone)
+        assert engine.search(query, limit=3, now=NOW, config=config)[0].memory.id == mid("p_money"), alone
+    off = DEFAULT.model_copy(update={"agreement_floor": 0.0, "vocabulary_floor": 0.0})
     assert engine.search(query, limit=3, now=NOW, config=off)[0].memory.id == mid("p_ts")
     # a query naming code keeps its lexical anchor even when the embedding disagrees
     assert engine.search("TS2345", limit=1, now=NOW)[0].memory.id == mid("p_ts")

@@ -213,19 +213,19 @@ def test_query_entities_names_identifiers_paths_codes():
 
 
 def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matches():
-    from mnemex.engine.retrieval.pipeline import _agreement_weights, _Candidate
+    from mnemex.engine.retrieval.pipeline import _Candidate, _lean_on_embedding, _lexical_match_unrelated
     from mnemex.engine.retrieval.scoring import names_code
     from mnemex.store.base import StoredHit
 
     def cand(bm25, cosine):
         return _Candidate(hit=StoredHit(id="x", score=0.0, payload={}), cosine=cosine, bm25=bm25)
 
-    unrelated = {"a": cand(7.5, 0.05), "b": cand(0.0, 0.6)}
-    assert _agreement_weights(unrelated, DEFAULT, 0.5, 0.5) == pytest.approx((0.8, 0.2))
-    related = {"a": cand(7.5, 0.35), "b": cand(0.0, 0.6)}
-    assert _agreement_weights(related, DEFAULT, 0.5, 0.5) == (0.5, 0.5)
-    assert _agreement_weights(unrelated, DEFAULT.model_copy(update={"agreement_floor": 0.0}), 0.5, 0.5) == (0.5, 0.5)
-    assert _agreement_weights({"b": cand(0.0, 0.6)}, DEFAULT, 0.5, 0.5) == (0.5, 0.5)  # no lexical match at all
+    assert _lexical_match_unrelated({"a": cand(7.5, 0.05), "b": cand(0.0, 0.6)}, DEFAULT)
+    assert not _lexical_match_unrelated({"a": cand(7.5, 0.35), "b": cand(0.0, 0.6)}, DEFAULT)
+    assert not _lexical_match_unrelated({"a": cand(7.5, 0.05)}, DEFAULT.model_copy(update={"agreement_floor": 0.0}))
+    assert not _lexical_match_unrelated({"b": cand(0.0, 0.6)}, DEFAULT)  # no lexical match at all
+    assert _lean_on_embedding(DEFAULT, 0.5, 0.5) == pytest.approx((0.8, 0.2))
+    assert _lean_on_embedding(DEFAULT, 0.9, 0.1) == pytest.approx((0.9, 0.1))  # never less embedding
     assert names_code("where is poll_carrier_status") and names_code("TS2345 again") and names_code("promote-prod-v2")
     assert not names_code("how does merged code end up live")
     # prose compounds and numbers are not code: the rule still applies to them

@@ -87,7 +87,8 @@ class RetrievalConfig(_Frozen):
     sparse_weight: float = Field(0.5, ge=0.0, description="Weight of the BM25 signal.")
     candidates: int = Field(50, ge=1, le=1000, description="Candidates per search (100: +0.7 R@10 on LoCoMo dev, about 1.4x the latency).")
     agreement_floor: float = Field(0.2, ge=0.0, le=1.0, description="Score fusion: when the best BM25 match has a cosine below this (MiniLM's level for unrelated text), its matched words are taken as incidental and `unanchored_dense_weight` applies; 0 = off.")
-    unanchored_dense_weight: float = Field(0.8, ge=0.0, le=1.0, description="Dense weight (BM25 gets the rest) for a query whose best lexical match is semantically unrelated.")
+    vocabulary_floor: float = Field(0.8, ge=0.0, le=1.0, description="Score fusion: when fewer than this share of the query's words occur in any memory, BM25 cannot represent the question and `unanchored_dense_weight` applies; 0 = off.")
+    unanchored_dense_weight: float = Field(0.8, ge=0.0, le=1.0, description="Dense weight (BM25 gets the rest) for a query whose best lexical match is semantically unrelated or whose words memory mostly lacks.")
     rrf_k: int = Field(60, ge=1, description="RRF constant K: score = w / (K + rank).")
 
     # -- neighbours in time (same session, adjacent created_at)

@@ -28,7 +28,7 @@ from mnemex.engine.retrieval.query import (
 )
 from mnemex.engine.retrieval.scoring import composite_score, confidence, names_code, query_entities
 from mnemex.models import Memory, MemoryFilter, utcnow
-from mnemex.store.base import HybridQuery, MemoryStore, StoredHit
+from mnemex.store.base import HybridQuery, MemoryStore, SparseVec, StoredHit
 from mnemex.store.payload import payload_to_memory
 
 
@@ -165,14 +165,31 @@ class Retriever:
             scores = {k: v / best for k, v in rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
                                                   [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
         else:
-            if not names_code(text):
-                dense_w, sparse_w = _agreement_weights(cands, cfg, dense_w, sparse_w)
+            if dense_w > 0 and sparse_w > 0 and not names_code(text) and (
+                    _lexical_match_unrelated(cands, cfg) or self._vocabulary_missing(svec, flt, cfg)):
+                dense_w, sparse_w = _lean_on_embedding(cfg, dense_w, sparse_w)
             scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
                                    {k: c.cosine for k, c in cands.items() if c.cosine is not None},
                                    sparse_weight=sparse_w, dense_weight=dense_w)
         for key, cand in cands.items():
             cand.relevance = scores.get(key, 0.0)
         return qvec, cands
+
+    def _vocabulary_missing(self, svec: SparseVec | None, flt: MemoryFilter, cfg: RetrievalConfig) -> bool:
+        """Do too many of the query's words occur in no memory at all?
+
+        "Would she pursue writing as a career option?" — when "pursue" and "option" are nowhere in
+        memory, BM25 can only match the rest of the question, which is not what it asks; the
+        embedding, which knows "career" is near "jobs", should lead. One tiny BM25 lookup per
+        query word (limit 1), under the same filter; queries of one word are left alone.
+        """
+        if cfg.vocabulary_floor <= 0 or svec is None or len(svec.indices) < 2:
+            return False
+        present = 0
+        for index, value in zip(svec.indices, svec.values):
+            one = HybridQuery(dense=None, sparse=SparseVec((index,), (value,)), filter=flt, limit=1)
+            present += bool(self._store.query(one))
+        return present / len(svec.indices) < cfg.vocabulary_floor
 
     def _query_vector(self, text: str, plan: QueryPlan, cfg: RetrievalConfig) -> list[float]:
         vec = self._dense.embed_query(text)
@@ -349,26 +366,27 @@ class Retriever:
         return out
 
 
-def _agreement_weights(cands: dict[str, _Candidate], cfg: RetrievalConfig, dense_w: float,
-                       sparse_w: float) -> tuple[float, float]:
-    """Lean on the embedding when the best lexical match is semantically unrelated to the query.
+def _lexical_match_unrelated(cands: dict[str, _Candidate], cfg: RetrievalConfig) -> bool:
+    """Is the best lexical match semantically unrelated to the query?
 
     A paraphrased question ("how does merged code end up live") shares only incidental words
     with the memories; BM25's best match is then one that happens to say "live" or "code", and
     max-normalisation would give it full weight. If that match's cosine is below
-    `agreement_floor`, the words it matched are taken as noise and the dense signal leads.
-    Not applied to queries that name code (the caller checks): an exact identifier is evidence.
+    `agreement_floor`, the words it matched are taken as noise.
     """
-    if cfg.agreement_floor <= 0 or dense_w <= 0 or sparse_w <= 0:
-        return dense_w, sparse_w
+    if cfg.agreement_floor <= 0:
+        return False
     lexical = [c for c in cands.values() if c.bm25 > 0]
     if not lexical:
-        return dense_w, sparse_w
+        return False
     best = max(lexical, key=lambda c: c.bm25)
-    if best.cosine is None or best.cosine >= cfg.agreement_floor:
-        return dense_w, sparse_w
+    return best.cosine is not None and best.cosine < cfg.agreement_floor
+
+
+def _lean_on_embedding(cfg: RetrievalConfig, dense_w: float, sparse_w: float) -> tuple[float, float]:
+    """`unanchored_dense_weight` of the total for the embedding (never less than it had)."""
     total = dense_w + sparse_w
-    share = max(dense_w / total, cfg.unanchored_dense_weight)  # never lean less on the embedding
+    share = max(dense_w / total, cfg.unanchored_dense_weight)
     return total * share, total * (1.0 - share)
 
 
