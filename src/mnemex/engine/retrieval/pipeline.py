@@ -185,11 +185,20 @@ class Retriever:
         """
         if cfg.vocabulary_floor <= 0 or svec is None or len(svec.indices) < 2:
             return False
-        present = 0
+        total = len(svec.indices)
+        present = missing = 0
         for index, value in zip(svec.indices, svec.values):
             one = HybridQuery(dense=None, sparse=SparseVec((index,), (value,)), filter=flt, limit=1)
-            present += bool(self._store.query(one))
-        return present / len(svec.indices) < cfg.vocabulary_floor
+            if self._store.query(one):
+                present += 1
+            else:
+                missing += 1
+            # stop as soon as the answer is known (a remote store pays a round trip per word)
+            if present / total >= cfg.vocabulary_floor:
+                return False
+            if (total - missing) / total < cfg.vocabulary_floor:
+                return True
+        return present / total < cfg.vocabulary_floor
 
     def _query_vector(self, text: str, plan: QueryPlan, cfg: RetrievalConfig) -> list[float]:
         vec = self._dense.embed_query(text)
