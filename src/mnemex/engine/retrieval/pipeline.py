@@ -2,7 +2,8 @@
 
 Stages (each switchable in `RetrievalConfig`):
   gate → plan (intent, time window, sub-queries) → per sub-query: dense search + BM25 search,
-  fused by score (or RRF) → sub-queries fused by RRF → neighbour propagation (same session,
+  fused by score (or RRF; the embedding leads when the words are no anchor: the best BM25 match
+  is unrelated, or most query words are in no memory) → sub-queries fused by RRF → neighbour propagation (same session,
   adjacent in time) → composite re-score → near-duplicate removal / MMR → confidence.
 """
 
