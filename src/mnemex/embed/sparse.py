@@ -70,10 +70,15 @@ def code_names(text: str) -> tuple[list[str], list[str]]:
 def expand_code_tokens(text: str) -> str:
     """`text` plus the parts and whole-name tokens of its code names (see `code_names`); the
     camelCase whole names are already in the text."""
+    return _expand(text)[0]
+
+
+def _expand(text: str) -> tuple[str, list[str]]:
+    """(expanded text, whole names): one pass over the code names for both uses."""
     parts, names = code_names(text)
     words = set(re.findall(r"[a-z0-9]+", text.lower()))
     extra = parts + [n for n in dict.fromkeys(names) if n not in words]
-    return f"{text} {' '.join(extra)}" if extra else text
+    return (f"{text} {' '.join(extra)}" if extra else text), names
 
 
 #: How much more a whole code name in the query counts than one of its words: matching
@@ -90,8 +95,8 @@ class SparseEncoder:
         return SparseVec(tuple(vec.indices), tuple(vec.values))
 
     def embed_query(self, text: str) -> SparseVec:
-        vec = self._bm25.embed_query(expand_code_tokens(text))
-        _, names = code_names(text)
+        expanded, names = _expand(text)
+        vec = self._bm25.embed_query(expanded)
         if not names:
             return SparseVec(tuple(vec.indices), tuple(vec.values))
         whole = set(self._bm25.embed_query(" ".join(names)).indices)
