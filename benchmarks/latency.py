@@ -5,7 +5,10 @@
 Builds a fresh embedded store per size from synthetic coding-agent memories (templated,
 seeded, so every run is the same), then times `MemoryEngine.search` (the search_memory
 path, query embedding included; each query is new, so the embedding cache does not help)
-and single gated `memorize` calls. Results go to stdout as a markdown table.
+and single gated `memorize` calls. Searches are timed twice: right after the bulk write, with
+the new points still in unoptimized segments, and after `optimize()`, the state the daemon
+brings a store to in its idle time (every `store.optimize_every` writes). Results go to
+stdout as a markdown table.
 """
 
 from __future__ import annotations
@@ -64,11 +67,11 @@ def run(size: int, queries: int, embedder, rng: random.Random) -> dict:
             qs = [rng.choice(QUERIES).format(s=rng.choice(SUBJECTS), word=rng.choice(WORDS)) + f" #{i}"
                   for i in range(queries)]
             engine.search("warm up", limit=10)
-            lat = []
-            for q in qs:
-                t1 = time.perf_counter()
-                engine.search(q, limit=10)
-                lat.append((time.perf_counter() - t1) * 1000)
+            raw = timed_searches(engine, qs)
+            t1 = time.perf_counter()
+            engine.optimize()
+            optimize_s = time.perf_counter() - t1
+            lat = timed_searches(engine, [q + " again" for q in qs])
             writes = []
             for i in range(min(50, queries)):
                 t1 = time.perf_counter()
@@ -77,9 +80,19 @@ def run(size: int, queries: int, embedder, rng: random.Random) -> dict:
                 writes.append((time.perf_counter() - t1) * 1000)
         finally:
             engine.close()
-    return {"size": size, "index_s": index_s, "rate": size / index_s,
+    return {"size": size, "index_s": index_s, "rate": size / index_s, "optimize_s": optimize_s,
+            "raw50": statistics.median(raw), "raw95": pct(raw, 0.95),
             "p50": statistics.median(lat), "p95": pct(lat, 0.95), "w50": statistics.median(writes),
             "w95": pct(writes, 0.95)}
+
+
+def timed_searches(engine, queries: list[str]) -> list[float]:
+    lat = []
+    for q in queries:
+        t1 = time.perf_counter()
+        engine.search(q, limit=10)
+        lat.append((time.perf_counter() - t1) * 1000)
+    return lat
 
 
 def main() -> None:
@@ -94,11 +107,12 @@ def main() -> None:
         rows = [run(int(s), args.queries, embedder, rng) for s in args.sizes.split(",")]
     print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
           f"{__import__('os').cpu_count()} cores")
-    print("| memories | index (s) | memories/s | search p50 (ms) | search p95 (ms) | memorize p50 (ms) | memorize p95 (ms) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| memories | index (s) | memories/s | search p50 / p95 before optimize (ms) | optimize (s) "
+          "| search p50 (ms) | search p95 (ms) | memorize p50 (ms) | memorize p95 (ms) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['size']:,} | {r['index_s']:.1f} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p95']:.2f} "
-              f"| {r['w50']:.2f} | {r['w95']:.2f} |")
+        print(f"| {r['size']:,} | {r['index_s']:.1f} | {r['rate']:.0f} | {r['raw50']:.2f} / {r['raw95']:.2f} "
+              f"| {r['optimize_s']:.1f} | {r['p50']:.2f} | {r['p95']:.2f} | {r['w50']:.2f} | {r['w95']:.2f} |")
 
 
 if __name__ == "__main__":

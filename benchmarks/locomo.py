@@ -14,6 +14,9 @@ Mapping of a turn:
   metadata     dia_id, session number
   id           uuid5 of "<conv>/<dia_id>" (deterministic)
 
+After the import the store is optimized, as the daemon does in its idle time after a bulk
+write (`MNEMEX_BENCH_OPTIMIZE=0` skips it, to time queries on freshly written segments).
+
 Nothing here looks at questions, names or categories: the engine sees memories and queries only.
 """
 
@@ -116,6 +119,10 @@ def build_conversation(memories: list[dict]) -> tuple[Any, dict[str, str]]:
         position[turn["session"]] = n + 1
         batch.append(to_memory(turn, n, project))
     engine.import_memories(batch, batch=256)
+    if os.environ.get("MNEMEX_BENCH_OPTIMIZE", "1") != "0":
+        # what the daemon does in its idle time after `store.optimize_every` (500) writes; set
+        # MNEMEX_BENCH_OPTIMIZE=0 to time queries against the freshly written segments instead
+        engine.optimize()
     return engine, {memory_id(conv, t["id"]): t["id"] for t in memories}
 
 

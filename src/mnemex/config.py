@@ -118,6 +118,10 @@ class Settings(BaseSettings):
         return self.data_dir / f"{self.store.collection}.journal.sqlite3"
 
     @property
+    def vocabulary_path(self) -> Path:
+        return self.data_dir / f"{self.store.collection}.vocabulary.sqlite3"
+
+    @property
     def run_dir(self) -> Path:
         return self.data_dir / "run"
 

@@ -67,6 +67,16 @@ def code_names(text: str) -> tuple[list[str], list[str]]:
     return parts, names
 
 
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def plain_words(text: str) -> list[str]:
+    """The prose words of `text`, lower-cased, in order: runs of 3+ letters outside code names
+    (a code name is matched exactly, never by meaning). Stop words are left to the caller."""
+    prose = _IDENT.sub(" ", _COMPOUND.sub(lambda m: " " if _is_code_name(m.group(0)) else m.group(0), text))
+    return [w.lower() for w in _WORD.findall(prose)]
+
+
 def expand_code_tokens(text: str) -> str:
     """`text` plus the parts and whole-name tokens of its code names (see `code_names`); the
     camelCase whole names are already in the text."""
@@ -93,6 +103,11 @@ class SparseEncoder:
     def embed_document(self, text: str) -> SparseVec:
         vec = self._bm25.embed_document(expand_code_tokens(text))
         return SparseVec(tuple(vec.indices), tuple(vec.values))
+
+    def word_token(self, word: str) -> int | None:
+        """The BM25 token of one word (its stem), or None for a stop word."""
+        indices = self._bm25.embed_query(word).indices
+        return int(indices[0]) if len(indices) == 1 else None
 
     def embed_query(self, text: str) -> SparseVec:
         expanded, names = _expand(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mnemex.config import Settings
 from mnemex.embed.dense import FastEmbedder
 from mnemex.embed.sparse import SparseEncoder
+from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.service import EngineLimits, MemoryEngine
 from mnemex.store import open_store
 from mnemex.store.journal import Journal
@@ -24,13 +25,16 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
     limits = EngineLimits(max_content_chars=settings.limits.max_content_chars,
                           max_results=settings.limits.max_results,
                           optimize_every=settings.store.optimize_every)
-    journal = None
+    journal = vocabulary = None
     try:
         journal = Journal(settings.journal_path, level=settings.audit.level)
-        return MemoryEngine(store=store, dense=dense, sparse=SparseEncoder(settings.store.bm25_avg_len),
-                            journal=journal, limits=limits, default_project=default_project)
+        sparse = SparseEncoder(settings.store.bm25_avg_len)
+        vocabulary = Vocabulary(dense, sparse, settings.vocabulary_path)
+        return MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=limits,
+                            default_project=default_project, vocabulary=vocabulary)
     except BaseException:
         store.close()
-        if journal is not None:
-            journal.close()
+        for part in (journal, vocabulary):
+            if part is not None:
+                part.close()
         raise

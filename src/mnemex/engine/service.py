@@ -6,6 +6,7 @@ Calls are blocking; async callers run them in a worker thread.
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from dataclasses import dataclass
@@ -14,9 +15,10 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from mnemex.embed.dense import DenseEmbedder, EmbeddingIdentity
 from mnemex.embed.sparse import SparseEncoder
+from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 from mnemex.engine.write.redact import redact
-from mnemex.engine.writer import WritePath, validate_content
+from mnemex.engine.writer import WritePath, embedding_text, validate_content
 from mnemex.errors import ImmutableMemoryError, InvalidInputError, ModelMismatchError, NotFoundError
 from mnemex.models import (
     Memory,
@@ -28,8 +30,11 @@ from mnemex.models import (
     WriteOutcome,
     utcnow,
 )
-from mnemex.store.base import MemoryStore
+from mnemex.store.base import HybridQuery, MemoryStore, SparseVec
 from mnemex.store.payload import payload_to_memory
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +48,8 @@ class EngineLimits:
 class MemoryEngine:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
                  journal: Any = None, limits: EngineLimits = EngineLimits(),
-                 default_project: str | None = None, clock: Callable[[], datetime] = utcnow):
+                 default_project: str | None = None, clock: Callable[[], datetime] = utcnow,
+                 vocabulary: Vocabulary | None = None):
         self.store = store
         self.dense = dense
         self.sparse = sparse
@@ -54,10 +60,23 @@ class MemoryEngine:
         self._lock = threading.RLock()
         self._writes_since_optimize = 0
         check_identity(store, dense.identity)
+        self.vocabulary = vocabulary if vocabulary is not None else Vocabulary(dense, sparse)
         self.writer = WritePath(store=store, dense=dense, sparse=sparse,
                                 max_content_chars=limits.max_content_chars, clock=clock,
-                                on_write=self._journal_write, on_link=self._journal_link)
-        self.retriever = Retriever(store, dense, sparse)
+                                on_write=self._journal_write, on_link=self._journal_link,
+                                vocabulary=self.vocabulary)
+        self.retriever = Retriever(store, dense, sparse, vocabulary=self.vocabulary)
+        self._closing = threading.Event()
+        self._vocabulary_build: threading.Thread | None = None
+        if not self.vocabulary.complete:
+            if store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 0:
+                self.vocabulary.mark_complete()
+            else:
+                # a store written before the vocabulary existed (or by another model): learn its
+                # words in the background; searches expand with what is known meanwhile
+                self._vocabulary_build = threading.Thread(target=self._build_vocabulary_quietly,
+                                                          name="mnemex-vocabulary", daemon=True)
+                self._vocabulary_build.start()
 
     # ------------------------------------------------------------------ writes
     def memorize(self, new: NewMemory, *, project: str | None = None) -> WriteOutcome:
@@ -105,6 +124,7 @@ class MemoryEngine:
             if purge:
                 self.store.delete([memory_id])
                 self.store.compact()
+                self.vocabulary.prune([embedding_text(before)], self._token_in_use)
                 if self.journal is not None:
                     self.journal.purge(memory_id, actor=actor)
                 return None
@@ -303,8 +323,10 @@ class MemoryEngine:
         """Rebuild every memory's BM25 vector (and its embedding with `dense=True`) with the current
         encoders, e.g. after an upgrade that changed how code names are tokenized. Memories,
         history and the journal are untouched. `progress(done, total)` is called per batch."""
+        self.wait_vocabulary()
         with self._lock:
             total = self.store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
+            self.vocabulary.clear()  # relearnt from every memory below
             done = 0
             chunk: list[Memory] = []
             for memory in list(self.export()):
@@ -320,8 +342,45 @@ class MemoryEngine:
                 done += len(chunk)
                 if progress is not None:
                     progress(done, total)
+            self.vocabulary.mark_complete()
             self._count_writes(done)
         return done
+
+    def build_vocabulary(self, *, batch: int = 256) -> int:
+        """Learn the words of every stored memory (query expansion, `embed/vocabulary.py`);
+        returns how many were new. Runs by itself when an engine opens a store whose vocabulary
+        was never built."""
+        added = 0
+        offset: str | None = None
+        flt = MemoryFilter(validity=ValidityMode.TIMELINE)
+        while not self._closing.is_set():
+            page, offset = self.store.scroll(flt, limit=batch, offset=offset)
+            added += self.vocabulary.add(embedding_text(payload_to_memory(h.payload)) for h in page)
+            if offset is None:
+                self.vocabulary.mark_complete()
+                break
+        return added
+
+    def wait_vocabulary(self, timeout: float | None = None) -> bool:
+        """Wait for a background vocabulary build, if one runs; True when none is left running."""
+        thread = self._vocabulary_build
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def _build_vocabulary_quietly(self) -> None:
+        try:
+            added = self.build_vocabulary()
+            log.info("vocabulary built: %d words", added)
+        except Exception as exc:  # a store closed under it, a model failure: expansion just stays partial
+            if not self._closing.is_set():
+                log.warning("vocabulary build stopped: %s", exc)
+
+    def _token_in_use(self, token: int) -> bool:
+        probe = HybridQuery(dense=None, sparse=SparseVec((token,), (1.0,)),
+                            filter=MemoryFilter(validity=ValidityMode.TIMELINE), limit=1)
+        return bool(self.store.query(probe))
 
     def optimize(self) -> None:
         """Build the indexes. Holds the store (and Edge holds the GIL): run it when idle."""
@@ -330,8 +389,11 @@ class MemoryEngine:
             self._writes_since_optimize = 0
 
     def close(self) -> None:
+        self._closing.set()
+        self.wait_vocabulary(timeout=30)
         with self._lock:
             self.store.close()
+            self.vocabulary.close()
             if self.journal is not None:
                 self.journal.close()
 

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
+from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine import formation
 from mnemex.engine.gate import GateConfig, GateDecision, decide, synthesize
 from mnemex.errors import InvalidInputError
@@ -62,8 +63,9 @@ class WritePath:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
                  max_content_chars: int, clock: Callable[[], datetime],
                  gate: GateConfig = GateConfig(), on_write: OnWrite | None = None,
-                 on_link: OnLink | None = None):
+                 on_link: OnLink | None = None, vocabulary: Vocabulary | None = None):
         self._store = store
+        self._vocabulary = vocabulary
         self._dense = dense
         self._sparse = sparse
         self._max_chars = max_content_chars
@@ -187,12 +189,15 @@ class WritePath:
                 self._link(memory.id, other.id, rel[0], rel[1])
 
     def _store_points(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
-        points = []
+        points, texts = [], []
         for memory, vector in items:
             text = embedding_text(memory)
+            texts.append(text)
             points.append(PointRecord(id=memory.id, dense=vector, sparse=self._sparse.embed_document(text),
                                       payload=memory_to_payload(memory)))
         self._store.upsert(points)
+        if self._vocabulary is not None:
+            self._vocabulary.add(texts)
 
     def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
         """Rebuild the vectors of stored memories as the current encoders make them (sparse always,

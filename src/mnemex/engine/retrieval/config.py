@@ -90,6 +90,10 @@ class RetrievalConfig(_Frozen):
     vocabulary_floor: float = Field(0.8, ge=0.0, le=1.0, description="Score fusion: when fewer than this share of the query's words occur in any memory, BM25 cannot represent the question and `unanchored_dense_weight` applies; 0 = off.")
     unanchored_dense_weight: float = Field(0.8, ge=0.0, le=1.0, description="Dense weight (BM25 gets the rest) for a query whose best lexical match is semantically unrelated or whose words memory mostly lacks.")
     rrf_k: int = Field(60, ge=1, description="RRF constant K: score = w / (K + rank).")
+    expansion: bool = Field(True, description="BM25 also looks for the memory words nearest in meaning to the query's words (`embed/vocabulary.py`).")
+    expansion_floor: float = Field(0.6, ge=0.0, le=1.0, description="Least cosine between a query word and a memory word it expands to (MiniLM: 'career'~'jobs' 0.75, 'career'~'skills' 0.58).")
+    expansion_terms: int = Field(3, ge=0, le=20, description="At most this many memory words per query word.")
+    expansion_weight: float = Field(0.5, ge=0.0, le=1.0, description="Weight of an expansion word times its cosine; the query's own words weigh 1.")
 
     # -- neighbours in time (same session, adjacent created_at)
     propagation: bool = Field(True, description="A memory inherits part of its neighbours' relevance (answers follow questions).")
@@ -114,7 +118,7 @@ DEFAULT = RetrievalConfig()
 #: Dense and BM25 fused by plain RRF (K=60), nothing else: the naive hybrid baseline.
 PLAIN_RRF = RetrievalConfig(
     fusion="rrf", dense_weight=1.0, sparse_weight=1.0, candidates=50, propagation=False, composite=False,
-    decomposition=False, temporal=False, dedupe_above=1.0, intent_routing=False,
+    decomposition=False, temporal=False, dedupe_above=1.0, intent_routing=False, expansion=False,
 )
 BM25_ONLY = PLAIN_RRF.model_copy(update={"use_dense": False})
 DENSE_ONLY = PLAIN_RRF.model_copy(update={"use_sparse": False})

@@ -17,6 +17,7 @@ import numpy as np
 
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
+from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.retrieval.config import DEFAULT, RetrievalConfig
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
 from mnemex.engine.retrieval.neighbours import TimelineCache
@@ -64,10 +65,11 @@ class Retriever:
     """Runs the read path for one store. Thread-safe as long as the store and embedders are."""
 
     def __init__(self, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
-                 config: RetrievalConfig = DEFAULT):
+                 config: RetrievalConfig = DEFAULT, vocabulary: Vocabulary | None = None):
         self._store = store
         self._dense = dense
         self._sparse = sparse
+        self._vocabulary = vocabulary
         self.config = config
         self._timelines = TimelineCache()
 
@@ -140,8 +142,9 @@ class Retriever:
         if svec is not None and not svec.indices:
             svec = None
         cands: dict[str, _Candidate] = {}
+        lexical = self._expanded(text, svec, cfg) if svec is not None else None
         dense_hits = self._store.query(HybridQuery(dense=qvec, sparse=None, filter=flt, limit=pool)) if qvec is not None else []
-        sparse_hits = self._store.query(HybridQuery(dense=None, sparse=svec, filter=flt, limit=pool)) if svec is not None else []
+        sparse_hits = self._store.query(HybridQuery(dense=None, sparse=lexical, filter=flt, limit=pool)) if lexical is not None else []
         for h in dense_hits:
             cands[h.id] = _Candidate(hit=h, cosine=h.score, why=["dense"])
         for h in sparse_hits:
@@ -175,6 +178,18 @@ class Retriever:
         for key, cand in cands.items():
             cand.relevance = scores.get(key, 0.0)
         return qvec, cands
+
+    def _expanded(self, text: str, svec: SparseVec, cfg: RetrievalConfig) -> SparseVec:
+        """The query's BM25 vector plus the memory words nearest in meaning to its words, each
+        weighted `expansion_weight` × cosine ("career" also looks for "jobs"). The rules that ask
+        whether the query's own words are in memory keep using `svec`."""
+        if not cfg.expansion or self._vocabulary is None or cfg.expansion_terms <= 0:
+            return svec
+        extra = self._vocabulary.expand(text, floor=cfg.expansion_floor, per_word=cfg.expansion_terms,
+                                        weight=cfg.expansion_weight, exclude=svec.indices)
+        if not extra:
+            return svec
+        return SparseVec(svec.indices + tuple(extra), svec.values + tuple(extra.values()))
 
     def _vocabulary_missing(self, svec: SparseVec | None, flt: MemoryFilter, cfg: RetrievalConfig) -> bool:
         """Do too many of the query's words occur in no memory at all?
