@@ -48,6 +48,8 @@ def variants() -> list[tuple[str, RetrievalConfig]]:
         ("- temporal parsing", d.model_copy(update={"temporal": False})),
         ("- lexical agreement rule (unrelated best BM25 match → dense 0.8)", d.model_copy(update={"agreement_floor": 0.0})),
         ("- vocabulary rule (< 80 % of query words in memory → dense 0.8)", d.model_copy(update={"vocabulary_floor": 0.0})),
+        ("- query expansion (nearest memory words)", d.model_copy(update={"expansion": False})),
+        ("expansion floor 0.7, 2 words", d.model_copy(update={"expansion_floor": 0.7, "expansion_terms": 2})),
         ("- decomposition", d.model_copy(update={"decomposition": False})),
         ("score fusion → weighted RRF", d.model_copy(update={"fusion": "rrf", "dense_weight": 1.0, "sparse_weight": 1.0})),
         ("+ dedupe (cos > 0.97)", d.model_copy(update={"dedupe_above": 0.97})),

@@ -138,3 +138,15 @@ def test_reindex_relearns_the_vocabulary(engine) -> None:
     assert "jobs" not in engine.vocabulary
     engine.reindex()
     assert "jobs" in engine.vocabulary and engine.vocabulary.complete
+    stats = engine.stats()
+    assert stats["vocabulary_words"] == len(engine.vocabulary) > 0 and stats["vocabulary_complete"]
+
+
+def test_a_failing_vocabulary_never_fails_a_write(engine, monkeypatch) -> None:
+    def broken(texts):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(engine.vocabulary, "add", broken)
+    out = engine.memorize(NewMemory(content="The billing worker retries webhooks five times.", kind=MemoryKind.EPISODE))
+    assert out.id is not None
+    assert engine.search("billing webhooks retries", limit=1)[0].memory.id == out.id

@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 #: Bump when what counts as a word changes: a file written under another rule is rebuilt.
 WORD_RULE = 1
+#: A query's first this many distinct words are expanded (a pasted page must not embed 500 words).
+MAX_QUERY_WORDS = 32
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS words (word TEXT PRIMARY KEY, token INTEGER NOT NULL, vector BLOB NOT NULL);
@@ -63,6 +65,7 @@ class Vocabulary:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(_SCHEMA)
             self._load()
 
@@ -161,7 +164,7 @@ class Vocabulary:
         query's own) and the word's own token are skipped; a token reached from two words keeps
         the larger weight.
         """
-        words = [w for w in dict.fromkeys(plain_words(text)) if self._token(w) is not None]
+        words = [w for w in dict.fromkeys(plain_words(text)) if self._token(w) is not None][:MAX_QUERY_WORDS]
         if not words or per_word <= 0 or self._size == 0:
             return {}
         vectors = self._vectors(words)

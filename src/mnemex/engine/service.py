@@ -311,6 +311,8 @@ class MemoryEngine:
             "embedding_dim": self.dense.identity.dim,
             "model_loaded": getattr(self.dense, "loaded", True),
             "writes_since_optimize": self._writes_since_optimize,
+            "vocabulary_words": len(self.vocabulary),
+            "vocabulary_complete": self.vocabulary.complete,
         }
 
     # ------------------------------------------------------------- maintenance

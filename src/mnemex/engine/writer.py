@@ -11,6 +11,7 @@ prediction-error gate against their nearest current neighbours in the same scope
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import datetime
 from typing import Callable, Sequence
@@ -32,6 +33,8 @@ from mnemex.models import (
 )
 from mnemex.store.base import HybridQuery, MemoryStore, PointRecord
 from mnemex.store.payload import memory_to_payload, payload_to_memory
+
+log = logging.getLogger(__name__)
 
 OnWrite = Callable[[str, "Memory | None", Memory], None]
 OnLink = Callable[[str, str, str, float], None]
@@ -197,7 +200,10 @@ class WritePath:
                                       payload=memory_to_payload(memory)))
         self._store.upsert(points)
         if self._vocabulary is not None:
-            self._vocabulary.add(texts)
+            try:
+                self._vocabulary.add(texts)
+            except Exception as exc:  # the memories are stored; only query expansion misses their words
+                log.warning("vocabulary update failed (memories are stored): %s", exc)
 
     def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
         """Rebuild the vectors of stored memories as the current encoders make them (sparse always,

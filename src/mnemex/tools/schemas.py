@@ -51,6 +51,8 @@ class StatsResult(BaseModel):
     embedding_dim: int
     model_loaded: bool
     writes_since_optimize: int
+    vocabulary_words: int = 0
+    vocabulary_complete: bool = True
 
 
 class Version(BaseModel):
