@@ -50,8 +50,7 @@ class Vocabulary:
         self._max_words = max_words
         self._batch = batch
         self._lock = threading.RLock()
-        self._index: dict[str, int] = {}
-        self._words: list[str] = []
+        self._index: dict[str, int] = {}  # word -> row of _matrix / _tokens
         self._tokens = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._size = 0
@@ -89,7 +88,6 @@ class Vocabulary:
         """Forget every word (a rebuild follows)."""
         with self._lock:
             self._index.clear()
-            self._words.clear()
             self._size = 0
             self._complete = False
             self._tokens = np.zeros(0, dtype=np.int64)
@@ -143,11 +141,11 @@ class Vocabulary:
                     if w in self._index and not in_use(int(self._tokens[self._index[w]]))}
             if not gone:
                 return 0
-            keep = [i for i, w in enumerate(self._words[: self._size]) if w not in gone]
-            words = [self._words[i] for i in keep]
-            tokens, matrix = self._tokens[keep], self._matrix[keep]
+            kept = sorted((i, w) for w, i in self._index.items() if w not in gone)
+            rows = [i for i, _ in kept]
+            words = [w for _, w in kept]
+            tokens, matrix = self._tokens[rows], self._matrix[rows]
             self._index.clear()
-            self._words.clear()
             self._size = 0
             self._append(words, list(tokens), matrix)
             if self._db is not None:
@@ -235,7 +233,6 @@ class Vocabulary:
         self._tokens[self._size:need] = np.asarray(tokens, dtype=np.int64)
         for offset, word in enumerate(words):
             self._index[word] = self._size + offset
-        self._words.extend(words)
         self._size = need
 
     def _identity(self) -> str:
@@ -256,13 +253,10 @@ class Vocabulary:
             return
         done = self._db.execute("SELECT value FROM meta WHERE key='complete'").fetchone()
         self._complete = bool(done and done[0] == "1")
-        rows = self._db.execute("SELECT word, token, vector FROM words").fetchall()
-        if not rows:
-            return
-        words = [r[0] for r in rows[: self._max_words]]
-        tokens = [int(r[1]) for r in rows[: self._max_words]]
-        matrix = np.stack([np.frombuffer(r[2], dtype=np.float16) for r in rows[: self._max_words]]).astype(np.float32)
-        self._append(words, tokens, matrix)
+        rows = self._db.execute("SELECT word, token, vector FROM words LIMIT ?", (self._max_words,)).fetchall()
+        if rows:
+            matrix = np.stack([np.frombuffer(r[2], dtype=np.float16) for r in rows]).astype(np.float32)
+            self._append([r[0] for r in rows], [int(r[1]) for r in rows], matrix)
 
 
 __all__ = ["Vocabulary", "WORD_RULE"]

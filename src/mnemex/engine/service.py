@@ -30,7 +30,7 @@ from mnemex.models import (
     WriteOutcome,
     utcnow,
 )
-from mnemex.store.base import HybridQuery, MemoryStore, SparseVec
+from mnemex.store.base import HybridQuery, MemoryStore
 from mnemex.store.payload import payload_to_memory
 
 
@@ -380,9 +380,7 @@ class MemoryEngine:
                 log.warning("vocabulary build stopped: %s", exc)
 
     def _token_in_use(self, token: int) -> bool:
-        probe = HybridQuery(dense=None, sparse=SparseVec((token,), (1.0,)),
-                            filter=MemoryFilter(validity=ValidityMode.TIMELINE), limit=1)
-        return bool(self.store.query(probe))
+        return bool(self.store.query(HybridQuery.term(token, MemoryFilter(validity=ValidityMode.TIMELINE))))
 
     def optimize(self) -> None:
         """Build the indexes. Holds the store (and Edge holds the GIL): run it when idle."""

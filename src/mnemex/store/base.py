@@ -73,6 +73,11 @@ class HybridQuery:
     rrf_k: int = 60
     with_vectors: bool = False
 
+    @classmethod
+    def term(cls, token: int, filter: MemoryFilter, value: float = 1.0) -> "HybridQuery":
+        """Does any memory under `filter` hold this one BM25 token? (limit 1)"""
+        return cls(dense=None, sparse=SparseVec((token,), (value,)), filter=filter, limit=1)
+
 
 class MemoryStore(Protocol):
     """What every backend provides. Calls are blocking; the engine runs them in worker threads."""

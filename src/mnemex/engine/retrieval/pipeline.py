@@ -204,8 +204,7 @@ class Retriever:
         total = len(svec.indices)
         present = missing = 0
         for index, value in zip(svec.indices, svec.values):
-            one = HybridQuery(dense=None, sparse=SparseVec((index,), (value,)), filter=flt, limit=1)
-            if self._store.query(one):
+            if self._store.query(HybridQuery.term(index, flt, value)):
                 present += 1
             else:
                 missing += 1
