@@ -1,0 +1,1 @@
+"""Reliability: crash loops, concurrent clients, hostile input, permissions, disk faults."""
