@@ -41,10 +41,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("serve", help="run the MCP server (stdio relays to the per-store daemon)")
     s.add_argument("--transport", choices=["stdio", "http", "sse"], default=None)
-    s.add_argument("--host", default=None)
+    s.add_argument("--host", default=None, help="http/sse bind address (default 127.0.0.1); any other "
+                                                "address requires the bearer token (`mnemex token show`)")
     s.add_argument("--port", type=int, default=None)
+    s.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="http/sse: also accept this Host header (repeatable; adds to server.allowed_hosts)")
+    s.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="http/sse: accept requests from this browser origin, e.g. https://app.example:* "
+                        "(repeatable; adds to server.allowed_origins)")
     s.add_argument("--no-daemon", action="store_true", help="stdio: serve in this process instead of the daemon")
     s.set_defaults(func=cmd_serve)
+
+    tk = sub.add_parser("token", help="the bearer token of `serve --transport http|sse` outside loopback")
+    tk.add_argument("action", choices=["show", "rotate"],
+                    help="show: print it (created on first use); rotate: replace it (running servers refuse "
+                         "the old one at once)")
+    tk.set_defaults(func=cmd_token)
 
     d = sub.add_parser("daemon", help="manage the per-store daemon")
     d.add_argument("action", choices=["run", "start", "status", "stop"])
@@ -106,15 +118,27 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _settings():
+def _settings(**overrides: Any):
     from mnemex.config import load_settings
 
-    return load_settings()
+    return load_settings(**overrides)
 
 
 # ------------------------------------------------------------------ serve
+def _serve_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """`serve` flags as settings overrides, validated like the config (an error names the key)."""
+    server: dict[str, Any] = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    if args.allow_host or args.allow_origin:
+        configured = _settings().server
+        if args.allow_host:
+            server["allowed_hosts"] = [*configured.allowed_hosts, *args.allow_host]
+        if args.allow_origin:
+            server["allowed_origins"] = [*configured.allowed_origins, *args.allow_origin]
+    return {"server": server} if server else {}
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    settings = _settings()
+    settings = _settings(**_serve_overrides(args))
     transport = args.transport or settings.server.transport
     if transport == "stdio" and settings.server.daemon and not args.no_daemon:
         from mnemex.server import relay
@@ -122,7 +146,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return relay.run_relay(settings)
     from mnemex.server.direct import serve_direct
 
-    serve_direct(settings, transport, args.host or settings.server.host, args.port or settings.server.port)
+    serve_direct(settings, transport, settings.server.host, settings.server.port)
+    return 0
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    from mnemex.server.http_auth import ensure_token, rotate_token
+
+    path = _settings().http_token_path
+    if args.action == "rotate":
+        print(rotate_token(path))
+        print(f"mnemex: new HTTP token in {path}; running servers refuse the old one from their next request",
+              file=sys.stderr)
+    else:
+        print(ensure_token(path))
+        print(f"mnemex: HTTP token from {path}; clients send 'Authorization: Bearer <token>'", file=sys.stderr)
     return 0
 
 

@@ -7,11 +7,12 @@ else receives the values it needs.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -53,12 +54,60 @@ class EmbeddingSettings(_Frozen):
     threads: int | None = Field(None, ge=1, description="ONNX runtime threads; None = runtime default.")
 
 
+#: A Host header value the HTTP transports accept: a name, an IPv4 address or a [bracketed] IPv6
+#: address, optionally with `:port` or `:*` (any port).
+_HOST_ENTRY = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(:(\*|[0-9]{1,5}))?$")
+_ORIGIN_ENTRY = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(:(\*|[0-9]{1,5}))?$")
+
+
 class ServerSettings(_Frozen):
-    transport: Literal["stdio", "http", "sse"] = "stdio"
-    host: str = "127.0.0.1"
-    port: int = Field(8765, ge=1, le=65535)
+    """`mnemex serve` and the daemon. The network fields apply to `--transport http|sse` only."""
+
+    transport: Literal["stdio", "http", "sse"] = Field("stdio", description="Transport of a direct `mnemex serve`.")
+    host: str = Field("127.0.0.1",
+                      description="Bind address of the HTTP transports (MNEMEX_SERVER__HOST). Anything but "
+                                  "loopback requires the bearer token (`mnemex token show`).")
+    port: int = Field(8765, ge=1, le=65535, description="TCP port of the HTTP transports.")
     daemon: bool = Field(True, description="stdio serve relays to a per-store daemon (MNEMEX_SERVER__DAEMON).")
     daemon_idle_seconds: float = Field(0, ge=0, description="Daemon exits after this long with no client; 0 = never.")
+    allowed_hosts: tuple[str, ...] = Field(
+        (), description="Extra Host header values the HTTP transports accept: `name`, `name:port` or `name:*` "
+                        "(MNEMEX_SERVER__ALLOWED_HOSTS, a JSON list). A bare name also allows it with any port.")
+    allowed_origins: tuple[str, ...] = Field(
+        (), description="Origin header values (browser pages) the HTTP transports accept, e.g. "
+                        "`https://app.example:*` (MNEMEX_SERVER__ALLOWED_ORIGINS, a JSON list). Default: none "
+                        "outside loopback.")
+    max_request_bytes: int = Field(1024 * 1024, ge=1024, le=1024 ** 3,
+                                   description="Largest HTTP request body accepted (MNEMEX_SERVER__MAX_REQUEST_BYTES); "
+                                               "larger ones get 413.")
+    rate_limit_per_minute: int = Field(600, ge=0, le=1_000_000,
+                                       description="HTTP requests per minute per client address "
+                                                   "(MNEMEX_SERVER__RATE_LIMIT_PER_MINUTE); over it: 429. 0 = no limit.")
+
+    @field_validator("host")
+    @classmethod
+    def _check_host(cls, value: str) -> str:
+        if not value or any(c.isspace() or c in "/[]" for c in value):
+            raise ValueError(f"{value!r} is not an address or name to bind, e.g. 127.0.0.1, 0.0.0.0, ::1")
+        return value
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _check_hosts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not _HOST_ENTRY.match(entry):
+                raise ValueError(f"{entry!r} is not a host name or address with an optional :port or :* "
+                                 "(the Host check cannot be switched off: list the names clients use)")
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _check_origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not _ORIGIN_ENTRY.match(entry):
+                raise ValueError(f"{entry!r} is not an origin like https://host, https://host:8443 or "
+                                 "http://host:* (scheme, host, optional port; no path)")
+        return value
 
 
 class LimitSettings(_Frozen):
@@ -124,6 +173,11 @@ class Settings(BaseSettings):
     @property
     def run_dir(self) -> Path:
         return self.data_dir / "run"
+
+    @property
+    def http_token_path(self) -> Path:
+        """The bearer token of the HTTP transports off loopback (file 0600 in a 0700 directory)."""
+        return self.data_dir / "auth" / "http-token"
 
 
 def _config_file_path() -> Path | None:
