@@ -242,7 +242,8 @@ def test_version_1_journal_is_migrated(tmp_path):
     """)
     raw.close()
     j = Journal(path, clock=Clock())
-    assert j.schema_version() == SCHEMA_VERSION == 2
+    assert j.schema_version() == SCHEMA_VERSION == 3
+    assert j.pending_purges() == []  # version 3: the purges table exists
     assert j.entity_hub("postgres") == ["m1"] and j.entity_hub("service:postgres") == ["m1"]
     j.close()
 
@@ -265,7 +266,7 @@ def test_purge_removes_content_everywhere(tmp_path):
     j.record_op("create", "m2", "agent", None, {"id": "m2", "content": "keep me"}, None)
 
     counts = j.purge("m1", actor="user")
-    assert counts == {"versions": 2, "ops": 2, "other_ops": 2}
+    assert counts == {"versions": 2, "ops": 2, "other_ops": 2, "queries": 1}
 
     assert [(v.content, v.purged) for v in j.versions("m1")] == [(TOMBSTONE, True), (TOMBSTONE, True)]
     own = [o for o in j.ops(memory_id="m1") if o.memory_id == "m1"]
@@ -274,6 +275,7 @@ def test_purge_removes_content_everywhere(tmp_path):
     assert own[0].actor == "user" and own[0].detail == counts
     search = next(o for o in j.ops() if o.op == "search")
     assert search.after == [{"id": "m1", "purged": True}, {"id": "m2", "content": "keep me"}]
+    assert search.detail["query"] == TOMBSTONE  # the query found it: it may have quoted it
     merge = next(o for o in j.ops() if o.op == "merge")
     assert merge.after == {"id": "m2", "merged": [{"id": "m1", "purged": True}]}
     assert j.entity_hub("topic:launch") == []
@@ -294,7 +296,7 @@ def test_purge_removes_content_everywhere(tmp_path):
 def test_purge_at_audit_off_records_nothing_but_scrubs(tmp_path):
     j = _open(tmp_path, "off")
     j.add_version("m1", SECRET, {}, "create")
-    assert j.purge("m1") == {"versions": 1, "ops": 0, "other_ops": 0}
+    assert j.purge("m1") == {"versions": 1, "ops": 0, "other_ops": 0, "queries": 0}
     assert j.ops() == [] and j.versions("m1")[0].content == TOMBSTONE
     j.close()
 

@@ -65,6 +65,7 @@ class Vocabulary:
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("PRAGMA secure_delete=ON")  # pruned words must not linger in free pages
             self._db.executescript(_SCHEMA)
             self._load()
 
@@ -150,6 +151,7 @@ class Vocabulary:
             self._append(words, list(tokens), matrix)
             if self._db is not None:
                 self._db.executemany("DELETE FROM words WHERE word = ?", [(w,) for w in gone])
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # and not in the WAL either
             return len(gone)
 
     # ------------------------------------------------------------------ reads

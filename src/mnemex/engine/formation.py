@@ -12,6 +12,7 @@ content below the density floor is skipped, and the caller is told.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +30,8 @@ RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CONTENT})
 SKIP_REASON = "skip_reason"
 CHANNELS = "importance_channels"
+log = logging.getLogger(__name__)
+OBSERVER_ERROR = "observer_error"
 NOISY_FLAGS = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
                          ObserveFlag.TOO_SHORT})
 
@@ -54,12 +57,25 @@ class Draft:
 
 
 def form(new: NewMemory, *, now: datetime) -> list[Draft]:
-    """The drafts a request becomes: one per atomic claim (one for records)."""
+    """The drafts a request becomes: one per atomic claim (one for records).
+
+    Redaction always runs; the observer's reading only refines what is stored, so a failure
+    in it never fails the write: the redacted text is then stored as given (flagged)."""
     redaction = redact(new.content.strip())
     text = redaction.text
     base: dict[str, Any] = {}
     if redaction.findings:
         base["redacted"] = sorted({f.kind for f in redaction.findings})
+    try:
+        return _observed(new, text, base, now)
+    except Exception:  # a bug in a heuristic must not cost the caller their memory
+        log.exception("the observer failed on a write; storing the text unobserved")
+        importance = new.importance if new.importance is not None else 0.5
+        return [Draft(text, new.kind or MemoryKind.NOTE, importance, (), None,
+                      {**base, "flags": [OBSERVER_ERROR]})]
+
+
+def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime) -> list[Draft]:
     if new.kind in RECORD_KINDS:
         entities = tuple(e.key for e in extract_entities(text, 32))
         importance = new.importance if new.importance is not None else 0.5

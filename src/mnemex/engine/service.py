@@ -18,7 +18,8 @@ from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 from mnemex.engine.write.redact import redact
-from mnemex.engine.writer import WritePath, embedding_text, validate_content
+from mnemex.engine.write.sanitize import clean_text, scrub, scrub_tags, scrub_tree
+from mnemex.engine.writer import WritePath, embedding_text, sanitized, validate_content
 from mnemex.errors import ImmutableMemoryError, InvalidInputError, ModelMismatchError, NotFoundError
 from mnemex.models import (
     Memory,
@@ -26,6 +27,7 @@ from mnemex.models import (
     MemoryFilter,
     MemoryStatus,
     NewMemory,
+    Provenance,
     ValidityMode,
     WriteOutcome,
     utcnow,
@@ -68,6 +70,7 @@ class MemoryEngine:
         self.retriever = Retriever(store, dense, sparse, vocabulary=self.vocabulary)
         self._closing = threading.Event()
         self._vocabulary_build: threading.Thread | None = None
+        self.resume_purges()  # before anything can read what an interrupted purge left behind
         if not self.vocabulary.complete:
             if store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 0:
                 self.vocabulary.mark_complete()
@@ -100,7 +103,8 @@ class MemoryEngine:
             result.append(parts[0].model_copy(update={"also": tuple(parts[1:])}) if len(parts) > 1 else parts[0])
         return result
 
-    def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent") -> Memory:
+    def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent",
+               client: str | None = None) -> Memory:
         """Edit a memory in place; the previous version stays in the journal history."""
         with self._lock:
             before = self.get(memory_id)
@@ -111,23 +115,25 @@ class MemoryEngine:
                 raise InvalidInputError("nothing to update: pass content, kind, tags, importance, confidence or pinned")
             if "content" in fields:
                 fields["content"] = redact(validate_content(fields["content"], self.limits.max_content_chars)).text
+            if "tags" in fields:
+                fields["tags"] = scrub_tags(fields["tags"])
+            if "metadata" in fields:
+                fields["metadata"] = scrub_tree(fields["metadata"])
             fields["updated_at"] = self._clock()
             after = self.writer.replace(before, before.model_copy(update=fields), op="update",
-                                        reembed="content" in fields or "tags" in fields)
+                                        reembed="content" in fields or "tags" in fields,
+                                        by=Provenance(source=actor, client=client))
             self._count_writes(1)
             return after
 
-    def forget(self, memory_id: str, *, purge: bool = False, reason: str = "", actor: str = "agent") -> Memory | None:
+    def forget(self, memory_id: str, *, purge: bool = False, reason: str = "", actor: str = "agent",
+               client: str | None = None) -> Memory | None:
         """Invalidate a memory (kept in the timeline); with purge=True remove it and its content everywhere."""
         with self._lock:
-            before = self.get(memory_id)
             if purge:
-                self.store.delete([memory_id])
-                self.store.compact()
-                self.vocabulary.prune([embedding_text(before)], self._token_in_use)
-                if self.journal is not None:
-                    self.journal.purge(memory_id, actor=actor)
+                self._purge(memory_id, actor, client)
                 return None
+            before = self.get(memory_id)
             if before.pinned:
                 raise InvalidInputError(f"memory {memory_id} is pinned: unpin it first (update_memory pinned=false)")
             now = self._clock()
@@ -135,10 +141,49 @@ class MemoryEngine:
                 "status": MemoryStatus.FORGOTTEN,
                 "valid_until": before.valid_until or now,
                 "updated_at": now,
-                "metadata": {**before.metadata, **({"forget_reason": reason} if reason else {})},
+                "metadata": {**before.metadata, **({"forget_reason": scrub(reason)} if reason.strip() else {})},
             })
-            self.writer.replace(before, after, op="forget", reembed=False)
+            self.writer.replace(before, after, op="forget", reembed=False, by=Provenance(source=actor, client=client))
             return after
+
+    def _purge(self, memory_id: str, actor: str, client: str | None = None) -> None:
+        """Purge as a journaled operation: the intent is recorded first, then the point, the
+        store's deleted bytes, the words only it used and its journal content go. A crash in
+        between leaves the intent, and `resume_purges` finishes it before the next read. A
+        memory the store no longer holds but the journal still knows (a purge interrupted
+        before purges were journaled) is purged from the journal."""
+        canonical = memory_id_of(memory_id)
+        present = bool(canonical) and bool(self.store.retrieve([canonical]))
+        if not present and not (canonical and self.journal is not None and self.journal.knows(canonical)):
+            raise NotFoundError(memory_id)
+        who = f"{actor} ({client})" if client else actor
+        if self.journal is not None:
+            self.journal.begin_purge(canonical, who)
+        self._finish_purge(canonical, who)
+
+    def _finish_purge(self, memory_id: str, actor: str | None) -> None:
+        """Every step is idempotent, so a purge resumed after a crash simply runs them all."""
+        texts = [embedding_text(payload_to_memory(h.payload)) for h in self.store.retrieve([memory_id])]
+        if self.journal is not None:  # earlier wordings (an update, a merge) taught words too
+            texts += [embedding_text(Memory.model_validate(v.payload)) for v in self.journal.versions(memory_id)
+                      if not v.purged]
+        self.store.delete([memory_id])
+        self.store.compact()
+        self.vocabulary.prune(texts, self._token_in_use)
+        if self.journal is not None:
+            self.journal.purge(memory_id, actor=actor)
+
+    def resume_purges(self) -> list[str]:
+        """Finish every purge a crash interrupted (called on open, before any read); their ids."""
+        if self.journal is None:
+            return []
+        done = []
+        with self._lock:
+            for memory_id, actor in self.journal.pending_purges():
+                log.warning("finishing the purge of %s interrupted by a crash", memory_id)
+                self._finish_purge(memory_id, actor)
+                done.append(memory_id)
+        return done
 
     def import_memories(self, memories: Iterable[Memory], *, batch: int = 128) -> int:
         """Store memories exactly as given (ids, times, status): the inverse of `export`."""
@@ -155,24 +200,26 @@ class MemoryEngine:
 
     def _import_chunk(self, memories: list[Memory]) -> int:
         with self._lock:
-            for m in memories:
-                validate_content(m.content, self.limits.max_content_chars)
+            memories = [sanitized(m, self.limits.max_content_chars) for m in memories]
             self.writer.write(memories, gated=False)
             self._count_writes(len(memories))
         return len(memories)
 
     # ------------------------------------------------------------------- reads
     def search(self, query: str, *, filter: MemoryFilter | None = None, limit: int = 10,
-               session_id: str | None = None, now: datetime | None = None, **options: Any) -> list[RankedMemory]:
+               session_id: str | None = None, now: datetime | None = None, client: str | None = None,
+               **options: Any) -> list[RankedMemory]:
         """The one read path: search_memory, strategies, hooks and the benchmark all call this."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query is empty: say what you are looking for")
         if not 1 <= limit <= self.limits.max_results:
             raise InvalidInputError(f"limit must be between 1 and {self.limits.max_results}")
+        query = clean_text(query)
         flt = filter or self.default_filter()
         results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
         if self.journal is not None:
-            self.journal.record_read("search", [r.memory.id for r in results], detail={"query": query},
+            self.journal.record_read("search", [r.memory.id for r in results], actor=client,
+                                     detail={"query": scrub(query)},
                                      payloads=self._read_payloads([r.memory for r in results]))
         return results
 
@@ -188,25 +235,29 @@ class MemoryEngine:
         return MemoryFilter(**fields)
 
     def get(self, memory_id: str) -> Memory:
-        hits = self.store.retrieve([memory_id]) if _looks_like_id(memory_id) else []
+        """The memory with this id in any spelling (`memory_id_of`); NotFoundError if none."""
+        canonical = memory_id_of(memory_id)
+        hits = self.store.retrieve([canonical]) if canonical else []
         if not hits:
             raise NotFoundError(memory_id)
         return payload_to_memory(hits[0].payload)
 
-    def recall(self, ids: Sequence[str], *, touch: bool = True) -> list[Memory]:
+    def recall(self, ids: Sequence[str], *, touch: bool = True, client: str | None = None) -> list[Memory]:
         """Full memories by id, in the order asked; NotFoundError names the first unknown id."""
-        found = {h.id: payload_to_memory(h.payload) for h in self.store.retrieve([i for i in ids if _looks_like_id(i)])}
-        for memory_id in ids:
+        canonical = [memory_id_of(i) for i in ids]
+        found = {h.id: payload_to_memory(h.payload) for h in self.store.retrieve([c for c in canonical if c])}
+        for asked, memory_id in zip(ids, canonical):
             if memory_id not in found:
-                raise NotFoundError(memory_id)
-        memories = [found[i] for i in ids]
+                raise NotFoundError(asked)
+        memories = [found[c] for c in canonical]
         if touch:
             now = self._clock()
             for m in memories:
                 self.store.set_payload(m.id, {"access_count": m.access_count + 1,
                                               "last_accessed_at": now.isoformat()})
         if self.journal is not None:
-            self.journal.record_read("recall", list(ids), payloads=self._read_payloads(memories))
+            self.journal.record_read("recall", [m.id for m in memories], actor=client,
+                                     payloads=self._read_payloads(memories))
         return memories
 
     def timeline(self, anchor_id: str, *, before: int = 3, after: int = 3,
@@ -234,7 +285,7 @@ class MemoryEngine:
     def link(self, src: str, dst: str, relation: str, *, weight: float = 1.0, actor: str = "agent") -> None:
         """Record a typed relation between two existing memories."""
         journal = self._require_journal()
-        self.recall([src, dst], touch=False)
+        src, dst = (m.id for m in self.recall([src, dst], touch=False))
         journal.add_relation(src, dst, relation, weight, {"by": actor})
         journal.record_op("link", src, actor, None, None, {"dst": dst, "type": relation, "weight": weight})
 
@@ -244,7 +295,7 @@ class MemoryEngine:
         if not 1 <= max_hops <= 5:
             raise InvalidInputError("max_hops must be between 1 and 5")
         journal = self._require_journal()
-        self.get(memory_id)
+        memory_id = self.get(memory_id).id
         found = journal.traverse(memory_id, max_hops=max_hops, types=types or None)
         memories = {h.id: payload_to_memory(h.payload) for h in self.store.retrieve([f[0] for f in found])}
         edges: dict[str, list[Any]] = {}  # relations of each parent on a path, read once
@@ -272,6 +323,7 @@ class MemoryEngine:
         """A memory's content versions, its supersede chain (oldest to newest) and its audit trail."""
         journal = self._require_journal()
         memory = self.get(memory_id)
+        memory_id = memory.id
         chain = [memory]
         seen = {memory.id}
         while chain[0].supersedes and chain[0].supersedes[0] not in seen:
@@ -405,16 +457,22 @@ class MemoryEngine:
             self.journal.add_relation(src, dst, rel, weight)
             self.journal.prune_relations(src, self.limits.relations_per_memory)
 
-    def _journal_write(self, op: str, before: Memory | None, after: Memory) -> None:
+    def _journal_write(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
         if self.journal is None:
             return
         after_data = after.model_dump(mode="json")
-        self.journal.record_op(op, after.id, after.provenance.source,
-                               before.model_dump(mode="json") if before else None, after_data, None)
+        self.journal.record_op(op, after.id, by.source, before.model_dump(mode="json") if before else None,
+                               after_data, _who(by, after.project))
         if before is None or before.content != after.content:
             self.journal.add_version(after.id, after.content, after_data, op)
         if before is None or before.entities != after.entities:
             self.journal.index_entities(after.id, after.entities)
+
+
+def _who(by: Provenance, project: str | None) -> dict[str, Any] | None:
+    """The audit detail naming who wrote: the client (from its MCP `clientInfo`) and the project."""
+    detail = {k: v for k, v in (("client", by.client), ("project", project)) if v}
+    return detail or None
 
 
 def check_identity(store: MemoryStore, identity: EmbeddingIdentity) -> None:
@@ -432,9 +490,11 @@ def check_identity(store: MemoryStore, identity: EmbeddingIdentity) -> None:
         )
 
 
-def _looks_like_id(value: str) -> bool:
+def memory_id_of(value: str) -> str | None:
+    """The canonical id (lower-case, hyphenated UUID) of any spelling of one — upper case,
+    braces, `urn:uuid:`, no dashes — or None when `value` is no id at all. Every method that
+    takes an id reads it through here, so all of them accept the same spellings."""
     try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
+        return str(uuid.UUID(str(value).strip()))
+    except (ValueError, TypeError, AttributeError):
+        return None

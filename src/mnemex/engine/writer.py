@@ -21,12 +21,14 @@ from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine import formation
 from mnemex.engine.gate import GateConfig, GateDecision, decide, synthesize
+from mnemex.engine.write.sanitize import clean_text, scrub, scrub_tags, scrub_tree
 from mnemex.errors import InvalidInputError
 from mnemex.models import (
     Memory,
     MemoryFilter,
     MemoryStatus,
     NewMemory,
+    Provenance,
     Scope,
     WriteAction,
     WriteOutcome,
@@ -36,15 +38,16 @@ from mnemex.store.payload import memory_to_payload, payload_to_memory
 
 log = logging.getLogger(__name__)
 
-OnWrite = Callable[[str, "Memory | None", Memory], None]
+#: (op, before, after, by): `by` is who asked for the write (source, client), for the audit log.
+OnWrite = Callable[[str, "Memory | None", Memory, Provenance], None]
 OnLink = Callable[[str, str, str, float], None]
 
 
 def validate_content(content: str, max_chars: int) -> str:
-    """The content to store, stripped; InvalidInputError if empty or too long."""
+    """The content to store, cleaned (`clean_text`) and stripped; InvalidInputError if empty or too long."""
     if not isinstance(content, str):
         raise InvalidInputError("content must be a string")
-    text = content.strip()
+    text = clean_text(content).strip()
     if not text:
         raise InvalidInputError("content is empty: give the fact, decision or note to remember")
     if len(text) > max_chars:
@@ -60,6 +63,22 @@ def embedding_text(memory: Memory) -> str:
     if memory.tags:
         return f"{memory.content}\n[tags: {', '.join(memory.tags)}]"
     return memory.content
+
+
+def sanitized(item: NewMemory | Memory, max_chars: int) -> NewMemory | Memory:
+    """`item` with its content validated and every other text field cleaned and redacted
+    (tags, metadata, provenance): secrets never reach the store through a side field. The
+    content of a request is redacted by formation (which reports what it found); a whole
+    Memory (an import) has its content redacted here."""
+    prov = item.provenance
+    content = validate_content(item.content, max_chars)
+    return item.model_copy(update={
+        "content": scrub(content) if isinstance(item, Memory) else content,
+        "tags": scrub_tags(item.tags),
+        "metadata": scrub_tree(item.metadata),
+        "provenance": prov.model_copy(update={
+            k: scrub(v) for k, v in prov.model_dump().items() if isinstance(v, str)}),
+    })
 
 
 class WritePath:
@@ -80,7 +99,7 @@ class WritePath:
     # ------------------------------------------------------------ building
     def build(self, new: NewMemory, *, default_project: str | None) -> list[Memory]:
         """Complete Memories from a request: validated, redacted, classified, split into atoms."""
-        validate_content(new.content, self._max_chars)
+        new = sanitized(new, self._max_chars)
         now = self._clock()
         project = new.project or (default_project if new.scope == Scope.PROJECT else None)
         if new.scope == Scope.PROJECT and not project:
@@ -89,7 +108,7 @@ class WritePath:
                 "or use scope 'global'"
             )
         created = new.created_at or now
-        tags = tuple(dict.fromkeys(t.strip() for t in new.tags if t and t.strip()))
+        tags = new.tags
         out = []
         for draft in formation.form(new, now=created):
             out.append(Memory(
@@ -153,7 +172,7 @@ class WritePath:
                 "importance": max(target.importance, memory.importance),
                 "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
             })
-            self.replace(target, after, op="reinforce", reembed=False)
+            self.replace(target, after, op="reinforce", reembed=False, by=memory.provenance)
             return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
         if d.action == WriteAction.UPDATED and target is not None:
             merged = validate_content(synthesize(target.content, memory.content), self._max_chars)
@@ -163,7 +182,7 @@ class WritePath:
                 "entities": tuple(dict.fromkeys(target.entities + memory.entities)),
                 "importance": max(target.importance, memory.importance),
             })
-            self.replace(target, after, op="update", reembed=merged != target.content)
+            self.replace(target, after, op="update", reembed=merged != target.content, by=memory.provenance)
             return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
         if d.action == WriteAction.SUPERSEDED and target is not None:
             new = memory.model_copy(update={"supersedes": (target.id,)})
@@ -173,7 +192,7 @@ class WritePath:
                 "status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "updated_at": now,
                 "valid_until": max(new.valid_from, target.valid_from),
             })
-            self.replace(target, old_after, op="supersede", reembed=False)
+            self.replace(target, old_after, op="supersede", reembed=False, by=memory.provenance)
             self._link(new.id, target.id, "supersedes", 1.0)
             return WriteOutcome(action=d.action, id=new.id, affected_ids=(target.id,), reason=d.reason)
         self._store_points([(memory, vector)])
@@ -223,20 +242,22 @@ class WritePath:
                     vectors[i] = vec
         self._store_points(list(zip(memories, vectors)))
 
-    def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool) -> Memory:
-        """Write a new version of an existing memory (same id); returns it, validated."""
+    def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool,
+                by: Provenance | None = None) -> Memory:
+        """Write a new version of an existing memory (same id); returns it, validated. `by` is
+        who asked (default: the memory's own provenance)."""
         after = Memory.model_validate(after.model_dump())
         if reembed:
             vector = self._dense.embed_documents([embedding_text(after)])[0]
             self._store_points([(after, vector)])
         else:
             self._store.set_payload(after.id, memory_to_payload(after))
-        self._notify(op, before, after)
+        self._notify(op, before, after, by)
         return after
 
-    def _notify(self, op: str, before: Memory | None, after: Memory) -> None:
+    def _notify(self, op: str, before: Memory | None, after: Memory, by: Provenance | None = None) -> None:
         if self._on_write is not None:
-            self._on_write(op, before, after)
+            self._on_write(op, before, after, by or after.provenance)
 
     def _link(self, src: str, dst: str, rel: str, weight: float) -> None:
         if self._on_link is not None:

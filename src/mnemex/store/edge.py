@@ -117,7 +117,23 @@ class EdgeStore:
 
     # -- lifecycle -------------------------------------------------------------------
 
+    def _compaction_paths(self) -> tuple[Path, Path]:
+        """Where `compact` builds the new shard, and where it parks the old one during the swap."""
+        return self.path.with_name(self.path.name + ".compact"), self.path.with_name(self.path.name + ".old")
+
+    def _recover_compaction(self) -> None:
+        """Finish what a compaction killed midway left: the shard is put back if the swap was
+        cut between its two renames, then the half-built and the parked copies go (the parked
+        one still holds the bytes a purge wanted gone; the purge itself is resumed by the engine)."""
+        tmp, old = self._compaction_paths()
+        if not self.path.exists() and old.exists():
+            os.replace(old, self.path)
+        for leftover in (tmp, old):
+            if leftover.exists():
+                shutil.rmtree(leftover)
+
     def _open(self) -> qe.EdgeShard:
+        self._recover_compaction()
         exists = (self.path / _EDGE_CONFIG_FILE).exists() or (self.path / "segments").exists()
         try:
             if exists:
@@ -175,11 +191,10 @@ class EdgeStore:
         Deleting a point leaves its bytes in segment pages and in the WAL until they happen to
         be overwritten; a purge must remove them now. Cost: one pass over every point. The old
         directory is removed only after the new shard is complete and flushed; if the process
-        dies in between, `<path>.compact` (new) or `<path>.old` (old) is left next to the store.
+        dies in between, the next open puts things right (`_recover_compaction`).
         """
         points = self._all_points()
-        tmp = self.path.with_name(self.path.name + ".compact")
-        old = self.path.with_name(self.path.name + ".old")
+        tmp, old = self._compaction_paths()
         for leftover in (tmp, old):
             if leftover.exists():
                 shutil.rmtree(leftover)

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from mnemex.errors import InvalidInputError
 from mnemex.models import utcnow
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
 
@@ -52,6 +52,8 @@ CREATE INDEX IF NOT EXISTS relations_dst ON relations (dst);
 CREATE TABLE IF NOT EXISTS entity_index (
     entity TEXT NOT NULL COLLATE NOCASE, memory_id TEXT NOT NULL, PRIMARY KEY (entity, memory_id));
 CREATE INDEX IF NOT EXISTS entity_index_memory ON entity_index (memory_id);
+CREATE TABLE IF NOT EXISTS purges (
+    memory_id TEXT PRIMARY KEY, requested_at TEXT NOT NULL, actor TEXT);
 """
 # Version 2: entity_index.name, the entity without its type ("file:a.py" -> "a.py"), so a hub
 # can be asked for "a.py" without knowing the type.
@@ -61,6 +63,9 @@ _MIGRATIONS = {
         "UPDATE entity_index SET name = CASE WHEN entity GLOB '[a-z][a-z][a-z]*:*' "
         "THEN substr(entity, instr(entity, ':') + 1) ELSE entity END",
         "CREATE INDEX IF NOT EXISTS entity_index_name ON entity_index (name)")),
+    # Version 3: purges in progress, so a purge cut short by a crash is finished on the next open.
+    3: ("purges in progress", (
+        "CREATE TABLE IF NOT EXISTS purges (memory_id TEXT PRIMARY KEY, requested_at TEXT NOT NULL, actor TEXT)",)),
 }
 
 
@@ -357,13 +362,36 @@ class Journal:
         return [r[0] for r in rows]
 
     # ------------------------------------------------------------------- purge
+    def begin_purge(self, memory_id: str, actor: str | None = None) -> None:
+        """Record that `memory_id` is being purged, before anything is removed: until `purge`
+        completes, `pending_purges` names it, so an interrupted purge is finished on the next open."""
+        ts, _ = self._now()
+        with self._tx() as con:
+            con.execute("INSERT OR IGNORE INTO purges (memory_id, requested_at, actor) VALUES (?, ?, ?)",
+                        (memory_id, ts, actor))
+
+    def pending_purges(self) -> list[tuple[str, str | None]]:
+        """(memory id, actor) of every purge begun and not completed, oldest first."""
+        rows = self._conn().execute("SELECT memory_id, actor FROM purges ORDER BY requested_at, memory_id")
+        return [(r[0], r[1]) for r in rows.fetchall()]
+
+    def knows(self, memory_id: str) -> bool:
+        """Does the journal hold anything about `memory_id` (a version or an op of its own)?"""
+        con = self._conn()
+        return bool(con.execute("SELECT 1 FROM versions WHERE memory_id = ? LIMIT 1", (memory_id,)).fetchone()
+                    or con.execute("SELECT 1 FROM ops WHERE memory_id = ? LIMIT 1", (memory_id,)).fetchone())
+
     def purge(self, memory_id: str, actor: str | None = None) -> dict[str, int]:
         """Remove a memory's content from the journal: versions and its ops keep their rows
         (marked purged, content replaced by a tombstone), reads forget what they returned of
-        it, its entity index rows and relation details go. Records a `purge` op (at any audit
-        level but off) and returns counts of what was scrubbed."""
+        it, its entity index rows and relation details go, and so do the texts of searches that
+        returned it or that quoted its content (the verbose audit level keeps queries). Completes
+        a `begin_purge`. Records a `purge` op (at any audit level but off) and returns counts of
+        what was scrubbed."""
         tomb = _dumps({"id": memory_id, "purged": True})
         with self._tx() as con:
+            texts = [r[0] for r in con.execute("SELECT content FROM versions WHERE memory_id = ? AND purged = 0",
+                                               (memory_id,))]
             versions = con.execute("UPDATE versions SET content = ?, payload = ?, purged = 1 WHERE memory_id = ?",
                                    (TOMBSTONE, tomb, memory_id)).rowcount
             own = con.execute("UPDATE ops SET before = NULL, after = CASE WHEN after IS NULL THEN NULL ELSE ? END, "
@@ -378,14 +406,32 @@ class Journal:
             for op_id, *fields in others:
                 con.execute("UPDATE ops SET before = ?, after = ?, detail = ? WHERE id = ?",
                             (*(_dumps(_scrub(_loads(f), memory_id)) for f in fields), op_id))
+            queries = self._scrub_queries(con, memory_id, texts)
             con.execute("DELETE FROM entity_index WHERE memory_id = ?", (memory_id,))
             con.execute("UPDATE relations SET detail = NULL WHERE src = ? OR dst = ?", (memory_id, memory_id))
-            counts = {"versions": versions, "ops": own, "other_ops": len(others)}
+            con.execute("DELETE FROM purges WHERE memory_id = ?", (memory_id,))
+            counts = {"versions": versions, "ops": own, "other_ops": len(others), "queries": queries}
             if self._rank >= 1:
                 self._insert_op(con, "purge", memory_id, actor, None, None, counts)
         # Fold the WAL back so the old page images holding the content are gone from disk too.
         self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return counts
+
+    def _scrub_queries(self, con: sqlite3.Connection, memory_id: str, texts: Sequence[str]) -> int:
+        """Blank the query of every read that returned `memory_id` or whose query quotes a part
+        of its content (`texts`, its versions); returns how many were blanked."""
+        returned = {r[0] for r in con.execute("SELECT op_id FROM op_memories WHERE memory_id = ?", (memory_id,))}
+        contents = [_fold(t) for t in texts if t and t != TOMBSTONE]
+        count = 0
+        for op_id, detail in con.execute("SELECT id, detail FROM ops WHERE detail LIKE ?", ('%"query":%',)).fetchall():
+            data = _loads(detail)
+            query = data.get("query") if isinstance(data, dict) else None
+            if not isinstance(query, str) or query == TOMBSTONE:
+                continue
+            if op_id in returned or any(_quotes(_fold(query), c) for c in contents):
+                con.execute("UPDATE ops SET detail = ? WHERE id = ?", (_dumps({**data, "query": TOMBSTONE}), op_id))
+                count += 1
+        return count
 
     def close(self) -> None:
         """Close every thread's connection; the journal cannot be used afterwards."""
@@ -408,6 +454,27 @@ def _scrub(value: Any, memory_id: str) -> Any:
     if isinstance(value, list):
         return [_scrub(v, memory_id) for v in value]
     return value
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+#: A query shares this many consecutive characters with purged content: it quoted the content.
+QUOTE_CHARS = 16
+
+
+def _quotes(query: str, content: str) -> bool:
+    """Does the (folded) query quote the content, or the content the query? Either holds the
+    whole of the shorter one, or they share a run of QUOTE_CHARS characters."""
+    if not query or not content:
+        return False
+    if query in content or content in query:
+        return True
+    if min(len(query), len(content)) < QUOTE_CHARS:
+        return False
+    shingles = {query[i:i + QUOTE_CHARS] for i in range(len(query) - QUOTE_CHARS + 1)}
+    return any(content[i:i + QUOTE_CHARS] in shingles for i in range(len(content) - QUOTE_CHARS + 1))
 
 
 def _untyped(entity: str) -> str:

@@ -45,7 +45,7 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
         with mcp_errors():
             h = await rt.run(rt.engine.history, id)
         return HistoryResult(
-            id=id,
+            id=h["memory"].id,
             versions=[Version(version=v.version, at=v.ts, content=v.content, reason=v.reason) for v in h["versions"]],
             chain=[memory_hit(m) for m in h["chain"]],
             audit=[AuditEntry(at=o.ts, op=o.op, actor=o.actor) for o in h["ops"]],

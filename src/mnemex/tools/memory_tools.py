@@ -11,6 +11,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mnemex.engine.retrieval.pipeline import RankedMemory
+from mnemex.engine.service import memory_id_of
 from mnemex.engine.tokens import estimate_tokens
 from mnemex.models import (
     Memory,
@@ -76,7 +77,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         project = rt.project_for(ctx)
         new = NewMemory(content=content, kind=kind, scope=scope, project=project, tags=tuple(tags),
                         importance=importance, pinned=pinned, immutable=immutable,
-                        provenance=Provenance(source="agent"))
+                        provenance=Provenance(source="agent", client=rt.client_for(ctx)))
         with mcp_errors():
             out = await rt.run(rt.engine.memorize, new, project=project)
         return MemorizeResult.of(out)
@@ -104,7 +105,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
             as_of=as_of,
         )
         with mcp_errors():
-            ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit,
+            ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit, client=rt.client_for(ctx),
                                   neighbours=True if with_context else None)
         hits = [to_hit(r) for r in ranked]
         hint = "Use recall_memory with ids for full entries." if hits else "Nothing relevant stored yet."
@@ -113,15 +114,17 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
     @server.tool(title="Recall memory", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def recall_memory(
         ids: Annotated[list[MemoryId], Field(min_length=1, max_length=50, description="Ids from search_memory.")],
+        ctx: Context,
     ) -> RecallResult:
         """Fetch the full entries (content, metadata, validity, provenance) of memories found with search_memory."""
         with mcp_errors():
-            memories = await rt.run(rt.engine.recall, list(dict.fromkeys(ids)))
+            memories = await rt.run(rt.engine.recall, list(dict.fromkeys(ids)), client=rt.client_for(ctx))
         return RecallResult(memories=memories)
 
     @server.tool(title="Update memory", annotations=hints(read_only=False, destructive=False, idempotent=True))
     async def update_memory(
         id: MemoryId,
+        ctx: Context,
         content: Annotated[str | None, Field(min_length=1, max_length=20_000)] = None,
         kind: MemoryKind | None = None,
         tags: Tags | None = None,
@@ -132,21 +135,22 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         changes = MemoryChanges(content=content, kind=kind, tags=tuple(tags) if tags is not None else None,
                                 importance=importance, pinned=pinned)
         with mcp_errors():
-            memory = await rt.run(rt.engine.update, id, changes)
+            memory = await rt.run(rt.engine.update, id, changes, client=rt.client_for(ctx))
         return UpdateResult(memory=memory)
 
     @server.tool(title="Forget", annotations=hints(read_only=False, destructive=True, idempotent=True))
     async def forget(
         id: MemoryId,
+        ctx: Context,
         reason: Annotated[str, Field(max_length=500, description="Why it no longer holds.")] = "",
         purge: Annotated[bool, Field(description="Remove the content everywhere instead of invalidating; irreversible.")] = False,
     ) -> ForgetResult:
         """Mark a memory as no longer valid (kept in history, hidden from search); purge=true erases it everywhere, for leaked secrets."""
         with mcp_errors():
-            after = await rt.run(rt.engine.forget, id, purge=purge, reason=reason)
+            after = await rt.run(rt.engine.forget, id, purge=purge, reason=reason, client=rt.client_for(ctx))
         if after is None:
-            return ForgetResult(id=id, action="purged")
-        return ForgetResult(id=id, action="invalidated", valid_until=after.valid_until)
+            return ForgetResult(id=memory_id_of(id) or id, action="purged")
+        return ForgetResult(id=after.id, action="invalidated", valid_until=after.valid_until)
 
     @server.tool(title="Memory stats", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def memory_stats() -> StatsResult:

@@ -34,6 +34,23 @@ class ToolRuntime:
                 return _utf8_header(value)
         return self.default_project
 
+    def client_for(self, ctx: Any) -> str | None:
+        """The caller's client name: the relay's header (from the client's `clientInfo`), else
+        the `clientInfo` of this session's `initialize` (direct stdio/HTTP). Recorded in
+        provenance and the audit log; it names a client, it proves nothing."""
+        try:
+            value = (ctx.headers or {}).get(CLIENT_HEADER)
+        except (ValueError, AttributeError):
+            value = None
+        if value:
+            return _utf8_header(value)[:200]
+        try:
+            info = ctx.session.client_params.client_info
+        except (ValueError, AttributeError):
+            return None
+        name = getattr(info, "name", None)
+        return str(name)[:200] if name else None
+
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run a blocking engine call in a worker thread so the event loop never stalls."""
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))

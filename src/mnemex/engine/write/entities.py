@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Iterator
-from urllib.parse import urlsplit
 
 from mnemex.engine.write.known_names import (
     AMBIGUOUS_TOOLS,
@@ -51,7 +50,8 @@ class Entity:
         return self.key
 
 
-_URL = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s<>\"'`)\]]+")
+# A redaction marker or an IPv6 literal may sit inside a URL ("postgres://app:[REDACTED:...]@db/x").
+_URL = re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://(?:\[REDACTED:[a-z0-9_]+\]|\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`)\]])+")
 _WIN_PATH = re.compile(r"\b[A-Za-z]:\\[^\s\"'<>|*?,;]+")
 _UNIX_PATH = re.compile(r"(?<![\w@/.:\\-])(?:~|\.{1,2})?/?(?:[\w.@+\-]+/)+[\w.@+\-]*")
 _BARE_FILE = re.compile(
@@ -143,7 +143,7 @@ def _all_entities(text: str) -> Iterator[tuple[int, Entity]]:
                 yield m
 
     for m in spans(_URL):
-        host = urlsplit(m.group()).hostname
+        host = url_host(m.group())
         if host:
             yield m.start(), Entity(EntityType.HOST, host.lower())
     for pattern in (_WIN_PATH, _UNIX_PATH, _BARE_FILE):
@@ -169,6 +169,20 @@ def _all_entities(text: str) -> Iterator[tuple[int, Entity]]:
         yield m.start(), Entity(EntityType(known[0]), known[1])
     for m in spans(_ORG_SUFFIX):
         yield m.start(), Entity(EntityType.ORG, re.sub(r"\s+", " ", m.group().rstrip(".")).lower())
+
+
+def url_host(url: str) -> str | None:
+    """The host of a URL, lower-cased, or None; never raises. Read by hand rather than with
+    `urlsplit`, which refuses a netloc holding a bracket — and a redacted password is one."""
+    netloc = re.split(r"[/?#]", url.partition("://")[2], maxsplit=1)[0]
+    hostport = netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        host = hostport[1:end] if end > 0 else ""
+    else:
+        host = hostport.partition(":")[0]
+    host = host.strip(".").lower()
+    return host if host and not host.startswith("[") else None
 
 
 def _is_path(path: str) -> bool:

@@ -1,0 +1,65 @@
+"""Every text a caller hands mnemex, made safe to store: readable, and with no secret in it.
+
+Content goes through the observer, but a secret can sit in any field: a token given as a tag,
+a password in a forget reason, a key pasted into a search query that the verbose audit log
+keeps, a value in metadata, a file path in provenance. `scrub` is applied to each of them
+before anything is written (store, journal, vocabulary); `scrub_value` also catches a lone
+machine-generated token with no context word around it (a tag, a metadata value).
+
+`clean_text` removes what cannot be stored or is not text: lone UTF-16 surrogates (valid in a
+JSON string, not encodable as UTF-8 — SQLite and the store would reject them) become U+FFFD,
+and NUL and the other C0 control characters except tab and line breaks are dropped, so a
+content of only NULs is empty everywhere (memorize and update alike).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mnemex.engine.write.redact import DEFAULT_REDACTION, MARKER, redact
+from mnemex.engine.write.secret_values import is_random_token
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` without lone surrogates (replaced by U+FFFD) and non-whitespace control characters."""
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
+    return _CONTROL.sub("", text)
+
+
+def scrub(text: str) -> str:
+    """Clean `text` and redact every secret in it (the rules of `redact`)."""
+    return redact(clean_text(text)).text
+
+
+def scrub_value(text: str) -> str:
+    """`scrub` for a standalone value (a tag, a metadata value): a single machine-generated
+    token is a secret even without a "token"/"key" word before it."""
+    out = scrub(text)
+    token = out.strip()
+    c = DEFAULT_REDACTION
+    if token and not any(ch.isspace() for ch in token) and is_random_token(
+            token, min_length=c.min_token_length, min_entropy=c.min_entropy, min_hex_entropy=c.min_hex_entropy):
+        return MARKER.format(kind="high_entropy")
+    return out
+
+
+def scrub_tree(value: Any) -> Any:
+    """A JSON-like value (metadata) with every string key and value scrubbed."""
+    if isinstance(value, str):
+        return scrub_value(value)
+    if isinstance(value, dict):
+        return {scrub_value(str(k)): scrub_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub_tree(v) for v in value]
+    return value
+
+
+def scrub_tags(tags: Any) -> tuple[str, ...]:
+    """Tags stripped, scrubbed, empty ones dropped, duplicates removed (first kept)."""
+    out = (scrub_value(t).strip() for t in tags if isinstance(t, str))
+    return tuple(dict.fromkeys(t for t in out if t))
