@@ -3,8 +3,8 @@
 The token is one random secret (`secrets.token_urlsafe(32)`) in `Settings.http_token_path`:
 a file created with mode 0600 inside a directory created with mode 0700, never loosened by a
 chmod afterwards. `mnemex token show` prints it (creating it on first use), `mnemex token
-rotate` replaces it atomically. A running server re-reads the file whenever it changes (inode,
-mtime or size), so a rotated-out token is refused from the next request on.
+rotate` replaces it atomically. A running server re-reads the file whenever it (or its
+directory's mode) changes, so a rotated-out token is refused from the next request on.
 
 Requests are checked by the SDK's resource-server pieces: `BearerAuthBackend` with our
 `FileTokenVerifier` (the SDK's `TokenVerifier` protocol) fills in the user, and
@@ -105,19 +105,20 @@ class FileTokenVerifier:
 
     def __init__(self, path: Path):
         self.path = path
-        self._seen: tuple[int, int, int] | None = None
+        self._seen: tuple[int, ...] | None = None
         self._token: bytes | None = None
 
     def _current(self) -> bytes | None:
         try:
-            info = self.path.stat()
+            info, folder = self.path.stat(), self.path.parent.stat()
         except OSError:
             if self._token is not None:
                 log.error("HTTP token file %s is gone: refusing every request until `mnemex token show` "
                           "recreates it", self.path)
             self._seen, self._token = None, None
             return None
-        key = (info.st_ino, info.st_mtime_ns, info.st_size)
+        # A rename (rotation) changes the inode, a write the mtime, a chmod/chown the ctime.
+        key = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size, folder.st_mode, folder.st_uid)
         if key != self._seen:
             self._seen = key
             try:
