@@ -9,7 +9,7 @@ from pathlib import Path
 import mnemex
 
 RANK = {
-    "config": 0, "models": 0, "errors": 0, "projects": 0,
+    "config": 0, "models": 0, "errors": 0, "projects": 0, "private": 0,
     "store": 1, "embed": 1,
     "engine": 2,
     "strategies": 3,

@@ -58,6 +58,20 @@ def run_doctor() -> int:
 
     rep.check("data dir writable", data_dir, "set data_dir (MNEMEX_DATA_DIR) to a writable folder")
 
+    from mnemex.private import loose_paths, tighten
+
+    loose = loose_paths(settings.data_dir)
+    if loose:
+        fixed = tighten(settings.data_dir)
+        left = loose_paths(settings.data_dir)
+        shown = ", ".join(str(p.relative_to(settings.data_dir)) or "." for p in loose[:3])
+        rep.line(FAIL if left else WARN, "data private to you",
+                 f"{len(loose)} files/folders were readable by other users ({shown}{', ...' if len(loose) > 3 else ''}); "
+                 f"made {len(fixed)} owner-only" + (f", {len(left)} could not be changed" if left else ""),
+                 f"chmod -R go-rwx {settings.data_dir}")
+    else:
+        rep.line(OK, "data private to you", "every file 0600, every folder 0700")
+
     def model() -> str:
         from mnemex.engine.factory import build_embedder
 

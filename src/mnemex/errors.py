@@ -43,5 +43,13 @@ class EmbeddingModelError(MnemexError):
     """The embedding model cannot be loaded (missing file, bad checksum)."""
 
 
+class StoreUnavailableError(MnemexError):
+    """The store cannot be opened for writing (read-only data dir, wrong owner); nothing was changed."""
+
+
+class StorageFullError(MnemexError):
+    """The disk holding the store is (nearly) full: the write was refused before anything changed."""
+
+
 class DaemonError(MnemexError):
     """The per-store daemon could not be reached or started."""

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import tempfile
+from pathlib import Path
+
 from mnemex.config import Settings
 from mnemex.embed.dense import FastEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.service import EngineLimits, MemoryEngine
+from mnemex.errors import StoreUnavailableError
+from mnemex.private import private_dir, private_umask, tighten
 from mnemex.store import open_store
 from mnemex.store.journal import Journal
+
+log = logging.getLogger(__name__)
 
 
 def build_embedder(settings: Settings) -> FastEmbedder:
@@ -17,21 +26,44 @@ def build_embedder(settings: Settings) -> FastEmbedder:
                         query_cache_size=emb.query_cache_size, threads=emb.threads)
 
 
+def _require_writable(data_dir: Path) -> None:
+    """StoreUnavailableError naming the cause when mnemex cannot write in its data dir (read-only
+    mount, another owner, missing parent): better said at open than as an engine failure mid-write."""
+    try:
+        private_dir(data_dir)
+        fd, probe = tempfile.mkstemp(dir=data_dir, prefix=".write-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise StoreUnavailableError(
+            f"mnemex cannot write in its data dir {data_dir} ({exc.strerror or exc}): make it writable "
+            "(remount read-write, fix its owner) or point data_dir (MNEMEX_DATA_DIR) elsewhere; "
+            "nothing was changed") from None
+
+
 def build_engine(settings: Settings, *, default_project: str | None = None,
                  embedder: FastEmbedder | None = None) -> MemoryEngine:
+    """The engine on the configured store. The data dir is owner-only: created so under a
+    private umask, and tightened when an older or looser one is opened."""
+    private_umask()
+    _require_writable(settings.data_dir)
+    fixed = tighten(settings.data_dir)
+    if fixed:
+        log.warning("made %d files and folders in %s private to their owner", len(fixed), settings.data_dir)
     dense = embedder or build_embedder(settings)
     store = open_store(url=settings.store.url, api_key=settings.store.api_key, path=settings.store_dir,
                        collection=settings.store.collection, dim=dense.identity.dim)
     limits = EngineLimits(max_content_chars=settings.limits.max_content_chars,
                           max_results=settings.limits.max_results,
-                          optimize_every=settings.store.optimize_every)
+                          optimize_every=settings.store.optimize_every,
+                          min_free_bytes=settings.limits.min_free_disk_mb * 2**20)
     journal = vocabulary = None
     try:
         journal = Journal(settings.journal_path, level=settings.audit.level)
         sparse = SparseEncoder(settings.store.bm25_avg_len)
         vocabulary = Vocabulary(dense, sparse, settings.vocabulary_path)
         return MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=limits,
-                            default_project=default_project, vocabulary=vocabulary)
+                            default_project=default_project, vocabulary=vocabulary, data_dir=settings.data_dir)
     except BaseException:
         store.close()
         for part in (journal, vocabulary):

@@ -7,10 +7,12 @@ Calls are blocking; async callers run them in a worker thread.
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from mnemex.embed.dense import DenseEmbedder, EmbeddingIdentity
@@ -20,7 +22,13 @@ from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 from mnemex.engine.write.redact import redact
 from mnemex.engine.write.sanitize import clean_text, scrub, scrub_tags, scrub_tree
 from mnemex.engine.writer import WritePath, embedding_text, sanitized, validate_content
-from mnemex.errors import ImmutableMemoryError, InvalidInputError, ModelMismatchError, NotFoundError
+from mnemex.errors import (
+    ImmutableMemoryError,
+    InvalidInputError,
+    ModelMismatchError,
+    NotFoundError,
+    StorageFullError,
+)
 from mnemex.models import (
     Memory,
     MemoryChanges,
@@ -45,13 +53,14 @@ class EngineLimits:
     max_results: int = 50
     optimize_every: int = 500
     relations_per_memory: int = 50
+    min_free_bytes: int = 64 * 2**20
 
 
 class MemoryEngine:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
                  journal: Any = None, limits: EngineLimits = EngineLimits(),
                  default_project: str | None = None, clock: Callable[[], datetime] = utcnow,
-                 vocabulary: Vocabulary | None = None):
+                 vocabulary: Vocabulary | None = None, data_dir: Path | None = None):
         self.store = store
         self.dense = dense
         self.sparse = sparse
@@ -59,6 +68,7 @@ class MemoryEngine:
         self.limits = limits
         self.default_project = default_project
         self._clock = clock
+        self._data_dir = data_dir
         self._lock = threading.RLock()
         self._writes_since_optimize = 0
         check_identity(store, dense.identity)
@@ -91,6 +101,7 @@ class MemoryEngine:
                       gated: bool = True) -> list[WriteOutcome]:
         """Remember several items (one embedding batch), one outcome per item; `gated=False`
         stores every atom as formed, without the prediction-error gate."""
+        self._ensure_space()
         default_project = project or self.default_project
         built = [self.writer.build(item, default_project=default_project) for item in items]
         flat = [m for group in built for m in group]
@@ -106,6 +117,7 @@ class MemoryEngine:
     def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent",
                client: str | None = None) -> Memory:
         """Edit a memory in place; the previous version stays in the journal history."""
+        self._ensure_space()
         with self._lock:
             before = self.get(memory_id)
             if before.immutable:
@@ -129,6 +141,7 @@ class MemoryEngine:
     def forget(self, memory_id: str, *, purge: bool = False, reason: str = "", actor: str = "agent",
                client: str | None = None) -> Memory | None:
         """Invalidate a memory (kept in the timeline); with purge=True remove it and its content everywhere."""
+        self._ensure_space()  # a purge rewrites the store: it needs room as much as a write
         with self._lock:
             if purge:
                 self._purge(memory_id, actor, client)
@@ -199,6 +212,7 @@ class MemoryEngine:
         return count
 
     def _import_chunk(self, memories: list[Memory]) -> int:
+        self._ensure_space()
         with self._lock:
             memories = [sanitized(m, self.limits.max_content_chars) for m in memories]
             self.writer.write(memories, gated=False)
@@ -285,6 +299,7 @@ class MemoryEngine:
     def link(self, src: str, dst: str, relation: str, *, weight: float = 1.0, actor: str = "agent") -> None:
         """Record a typed relation between two existing memories."""
         journal = self._require_journal()
+        self._ensure_space()
         src, dst = (m.id for m in self.recall([src, dst], touch=False))
         journal.add_relation(src, dst, relation, weight, {"by": actor})
         journal.record_op("link", src, actor, None, None, {"dst": dst, "type": relation, "weight": weight})
@@ -448,6 +463,23 @@ class MemoryEngine:
             self.vocabulary.close()
             if self.journal is not None:
                 self.journal.close()
+
+    def _ensure_space(self) -> None:
+        """StorageFullError before a write when the data dir's disk is nearly full: the embedded
+        store maps its files into memory and dies (SIGBUS) when a page cannot be allocated, so
+        the write must be refused before it starts, while a clear answer is still possible."""
+        need = self.limits.min_free_bytes
+        if not need or self._data_dir is None:
+            return
+        try:
+            free = shutil.disk_usage(self._data_dir).free
+        except OSError:
+            return  # cannot tell: let the write try and fail on its own terms
+        if free < need:
+            raise StorageFullError(
+                f"the disk holding {self._data_dir} has {free / 2**20:.1f} MB free, under the {need / 2**20:.0f} MB "
+                "mnemex keeps in reserve: nothing was written; free disk space (or move data_dir), "
+                "or lower limits.min_free_disk_mb")
 
     def _count_writes(self, n: int) -> None:
         self._writes_since_optimize += n

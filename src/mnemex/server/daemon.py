@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from mnemex.errors import ConfigError, MnemexError
+from mnemex.private import private_umask
 from mnemex.server.runfiles import OwnerLock, RunFiles
 
 log = logging.getLogger("mnemex.daemon")
@@ -199,6 +200,7 @@ def run_daemon(settings: Any) -> int:
     """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    private_umask()  # the store, the journal, their WALs and server.json: owner-only from creation
     files = RunFiles.for_settings(settings)
     lock = acquire_daemon_lock(files)
     if isinstance(lock, int):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mnemex.errors import DaemonError
+from mnemex.private import private_dir
 
 #: AF_UNIX paths are limited to 108 bytes on Linux and 104 on macOS (including the NUL).
 MAX_SOCKET_PATH = 100
@@ -89,6 +90,8 @@ class RunFiles:
     def ensure_dir(self) -> None:
         """Create the run dir (and the short socket dir if used) owned by us with mode 0700."""
         for directory in {self.run_dir, self.socket.parent}:
+            if not directory.parent.exists():
+                private_dir(directory.parent)  # the data dir, when the run dir is made first
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             st = directory.stat()
             if st.st_uid != os.getuid():

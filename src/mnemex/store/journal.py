@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from mnemex.errors import InvalidInputError
+from mnemex.errors import InvalidInputError, StorageFullError
 from mnemex.models import utcnow
 
 SCHEMA_VERSION = 3
@@ -189,13 +189,19 @@ class Journal:
         """One write transaction; IMMEDIATE takes the write lock up front so concurrent writers
         queue on busy_timeout instead of failing on a lock upgrade."""
         con = self._conn()
-        con.execute("BEGIN IMMEDIATE")
         try:
-            yield con
-        except BaseException:
-            con.execute("ROLLBACK")
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if "full" in str(exc) or "readonly" in str(exc).replace("-", ""):
+                raise StorageFullError(f"the journal {self.path} cannot be written ({exc}): free disk space "
+                                       "or make the data dir writable; this write was not recorded") from exc
             raise
-        con.execute("COMMIT")
 
     def _now(self) -> tuple[str, float]:
         now = self._clock()
