@@ -113,6 +113,9 @@ class ServerSettings(_Frozen):
 class LimitSettings(_Frozen):
     max_content_chars: int = Field(20_000, ge=100, le=200_000)
     max_results: int = Field(50, ge=1, le=500)
+    min_free_disk_mb: int = Field(64, ge=0, description=(
+        "Writes are refused (with a clear error, nothing lost) when the data dir's disk has less "
+        "free space than this; the embedded store dies on a full disk instead of failing a write. 0 = no check."))
 
 
 class AuditSettings(_Frozen):
