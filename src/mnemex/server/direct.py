@@ -79,11 +79,11 @@ def exposure_warning(settings: Any, transport: str, host: str, port: int) -> str
 
 
 def serve_http(settings: Any, server: Any, transport: Literal["http", "sse"], host: str, port: int) -> None:
-    """Serve `transport` on host:port until a signal arrives; off loopback, token first."""
+    """Serve `transport` on host:port until a signal arrives (off loopback the token file must
+    exist: `serve_direct` makes it before opening the store)."""
     import uvicorn
 
     if not is_loopback(host):
-        ensure_token(settings.http_token_path)
         print(exposure_warning(settings, transport, host, port), file=sys.stderr, flush=True)
     # proxy_headers off: the rate limit must see the TCP peer, not a header a client can write.
     config = uvicorn.Config(http_app(server, settings, transport, host), host=host, port=port,
