@@ -3,46 +3,22 @@ and the stdio relay against a small in-thread MCP server (no engine needed for t
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mcp.server.mcpserver import Context
 
 from mnemex.errors import DaemonError, StoreLockedError
 from mnemex.server import daemon_client
 from mnemex.server.relay import DEFAULT_INFO, HANDSHAKE_VERSIONS, Relay
 from mnemex.server.runfiles import RunFiles, pid_alive
-
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
-
-
-def gone(pid: int) -> bool:
-    """The process has exited (reaping it if it is our child, as a zombie still 'exists')."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-    return not pid_alive(pid)
-
-
-def wait_until(predicate, timeout: float = 20.0, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
+from tests.reliability.relay_harness import INIT, FakeDaemon, Pipes, call, gone, wait_until
 
 
 @pytest.fixture
@@ -127,81 +103,12 @@ def test_relay_module_imports_no_heavy_packages() -> None:
 
 
 # ------------------------------------------------- relay vs. a small server
-class FakeDaemon:
-    """A tiny MCPServer on the run dir's socket, served by uvicorn in a thread."""
-
-    def __init__(self, files: RunFiles):
-        import uvicorn
-        from mcp.server import MCPServer
-
-        from mnemex.server.daemon import bind_socket, socket_security
-
-        self.server = MCPServer("fake")
-
-        @self.server.tool()
-        def echo(text: str) -> dict[str, Any]:
-            return {"text": text}
-
-        @self.server.tool()
-        def whoami(ctx: Context) -> dict[str, Any]:
-            return {"project": (ctx.headers or {}).get("x-mnemex-project")}
-
-        @self.server.tool()
-        async def nap(seconds: float) -> dict[str, Any]:
-            await asyncio.sleep(seconds)
-            return {"slept": seconds}
-
-        files.ensure_dir()
-        app = self.server.streamable_http_app(transport_security=socket_security())
-        self.uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", http="h11"))
-        sock = bind_socket(files)
-        self.thread = threading.Thread(target=lambda: asyncio.run(self.uv.serve(sockets=[sock])), daemon=True)
-        self.thread.start()
-        assert wait_until(lambda: self.uv.started, 10)
-
-    def forget_sessions(self) -> None:
-        self.server._lowlevel_server._session_manager._server_instances.clear()
-
-    def stop(self) -> None:
-        self.uv.should_exit = True
-        self.thread.join(10)
-
-
-class Pipes:
-    """Relay.serve in a thread, fed and read through OS pipes like a real client would."""
-
-    def __init__(self, relay: Relay):
-        in_r, self._in_w = os.pipe()
-        self._out_r, out_w = os.pipe()
-        self.stdin = os.fdopen(self._in_w, "wb", buffering=0)
-        self.stdout = os.fdopen(self._out_r, "rb")
-        self.thread = threading.Thread(
-            target=lambda: relay.serve(os.fdopen(in_r, "rb"), os.fdopen(out_w, "wb")), daemon=True)
-        self.thread.start()
-
-    def send(self, msg: Any) -> None:
-        self.stdin.write((json.dumps(msg) if not isinstance(msg, bytes) else msg.decode()).encode() + b"\n")
-
-    def read(self) -> dict:
-        line = self.stdout.readline()
-        assert line, "relay closed stdout"
-        return json.loads(line)
-
-    def close(self) -> None:
-        self.stdin.close()
-        self.thread.join(15)
-
-
 @pytest.fixture
 def fake(tmp_path: Path):
     files = RunFiles(tmp_path / "run")
     daemon = FakeDaemon(files)
     yield files, daemon
     daemon.stop()
-
-
-def call(i: int, name: str, arguments: dict) -> dict:
-    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
 
 
 def test_relay_answers_initialize_itself_and_forwards(fake) -> None:
