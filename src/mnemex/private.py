@@ -12,9 +12,18 @@ import os
 import stat
 from pathlib import Path
 
+from mnemex.errors import StoreUnavailableError
+
 PRIVATE_UMASK = 0o077
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+
+
+def cannot_write(where: Path, exc: OSError) -> StoreUnavailableError:
+    """The one way to say that mnemex cannot write where it keeps its data."""
+    return StoreUnavailableError(
+        f"mnemex cannot write in its data dir {where} ({exc.strerror or exc}): make it writable "
+        "(remount read-write, fix its owner) or point data_dir (MNEMEX_DATA_DIR) elsewhere; nothing was changed")
 
 
 def private_umask() -> int:

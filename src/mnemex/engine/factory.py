@@ -12,8 +12,7 @@ from mnemex.embed.dense import FastEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.service import EngineLimits, MemoryEngine
-from mnemex.errors import StoreUnavailableError
-from mnemex.private import private_dir, private_umask, tighten
+from mnemex.private import cannot_write, private_dir, private_umask, tighten
 from mnemex.store import open_store
 from mnemex.store.journal import Journal
 
@@ -35,10 +34,7 @@ def _require_writable(data_dir: Path) -> None:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise StoreUnavailableError(
-            f"mnemex cannot write in its data dir {data_dir} ({exc.strerror or exc}): make it writable "
-            "(remount read-write, fix its owner) or point data_dir (MNEMEX_DATA_DIR) elsewhere; "
-            "nothing was changed") from None
+        raise cannot_write(data_dir, exc) from None
 
 
 def build_engine(settings: Settings, *, default_project: str | None = None,

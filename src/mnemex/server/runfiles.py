@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mnemex.errors import DaemonError
-from mnemex.private import private_dir
+from mnemex.private import cannot_write, private_dir
 
 #: AF_UNIX paths are limited to 108 bytes on Linux and 104 on macOS (including the NUL).
 MAX_SOCKET_PATH = 100
@@ -101,8 +101,11 @@ class RunFiles:
 
     # --------------------------------------------------------------------- lock
     def _open_lock(self) -> int:
-        self.ensure_dir()
-        return os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            self.ensure_dir()
+            return os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise cannot_write(self.run_dir.parent, exc) from None
 
     def acquire_owner_lock(self, role: str) -> OwnerLock | None:
         """Take the exclusive owner lock without waiting and record `role` and our pid; None if held."""

@@ -1,0 +1,164 @@
+"""Faults of the machine around mnemex: a full disk, a read-only data dir, a corrupt config, a
+store made by another model. Each gives a clear error (one line, non-zero exit or a tool error
+that says what to do) and loses nothing that was stored before."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from mnemex.errors import DaemonError
+from tests.reliability.harness import live_store
+
+pytestmark = pytest.mark.slow
+
+FACTS = [
+    "The payments service retries webhooks five times with a one minute backoff",
+    "Frontend builds use pnpm with a committed lockfile",
+    "The nightly ETL job loads the warehouse from the read replica",
+]
+
+
+def _cli(store, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mnemex.cli", *args], env=env or store.env, cwd=store.project,
+                          capture_output=True, text=True, timeout=180)
+
+
+def _add_facts(store) -> list[str]:
+    ids = []
+    for fact in FACTS:
+        done = _cli(store, "add", fact, "--json")
+        assert done.returncode == 0, done.stderr
+        ids.append(json.loads(done.stdout)["id"])
+    return ids
+
+
+def _assert_all_present(store, ids: list[str]) -> None:
+    done = _cli(store, "show", *ids, "--json")
+    assert done.returncode == 0, done.stderr
+    assert sorted(m["content"] for m in json.loads(done.stdout)) == sorted(FACTS)
+
+
+def _one_clear_line(stderr: str, *words: str) -> str:
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1, f"expected one line, got:\n{stderr}"
+    assert "Traceback" not in stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
+
+
+def _mount(*args: str) -> bool:
+    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
+
+
+ROOT = os.geteuid() == 0
+
+
+def test_a_nearly_full_disk_refuses_writes_clearly_and_keeps_everything(tmp_path) -> None:
+    """Reserve larger than the disk's free space (any machine): the write is refused."""
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    full = {**store.env, "MNEMEX_LIMITS__MIN_FREE_DISK_MB": str(10**9)}
+    done = _cli(store, "add", "A fact that cannot be stored now", env=full)
+    assert done.returncode == 1
+    _one_clear_line(done.stderr, "MB free", "nothing was written", "free disk space")
+    _assert_all_present(store, ids)
+    assert _cli(store, "search", "webhooks", env=full).returncode == 0  # reads still work
+
+
+@pytest.mark.skipif(not ROOT, reason="mounting a small tmpfs needs root")
+def test_a_really_full_disk_through_the_daemon(tmp_path) -> None:
+    """A real 160 MB tmpfs filled by a ballast file: tool calls get a clear error, nothing is
+    lost, the daemon survives (Qdrant Edge would die by SIGBUS writing to a full disk), and
+    writes work again once space is freed."""
+    mnt = Path(tempfile.mkdtemp(prefix="mnemex-full-"))
+    if not _mount("-t", "tmpfs", "-o", "size=160m", "tmpfs", str(mnt)):
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        store = live_store(mnt)
+        store.start()
+        ids = [store.call("memorize", {"content": f})["id"] for f in FACTS]
+        ballast = mnt / "ballast"
+        with open(ballast, "wb") as fh:  # leave ~20 MB: under the 64 MB reserve
+            free = os.statvfs(mnt).f_bavail * os.statvfs(mnt).f_frsize
+            fh.write(b"\0" * max(0, free - 20 * 2**20))
+        with pytest.raises(DaemonError, match="MB free.*nothing was written"):
+            store.call("memorize", {"content": "The cache warms up from the CDN logs every hour"})
+        with pytest.raises(DaemonError, match="MB free"):
+            store.call("update_memory", {"id": ids[0], "content": "changed while the disk is full"})
+        assert [m["content"] for m in store.call("recall_memory", {"ids": ids})["memories"]] == FACTS
+        ballast.unlink()
+        assert store.call("memorize", {"content": "The cache warms up from the CDN logs every hour"})["action"]
+        store.kill()  # and it is all on disk
+        store.start()
+        assert store.call("memory_stats")["memories_total"] == len(FACTS) + 1
+        store.stop()
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+@pytest.mark.skipif(not ROOT, reason="a read-only bind mount needs root (root ignores file modes)")
+def test_a_read_only_data_dir_is_said_plainly_and_nothing_changes(tmp_path) -> None:
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    before = {p: p.read_bytes() for p in store.data_dir.rglob("*") if p.is_file() and not p.is_symlink()}
+    if not (_mount("--bind", str(store.data_dir), str(store.data_dir))
+            and _mount("-o", "remount,ro,bind", str(store.data_dir))):
+        pytest.skip("cannot bind-mount read-only here")
+    try:
+        done = _cli(store, "add", "A fact for a read-only store")
+        assert done.returncode == 1
+        _one_clear_line(done.stderr, "cannot write in its data dir", "Read-only file system", "MNEMEX_DATA_DIR")
+        done = _cli(store, "search", "webhooks")
+        assert done.returncode == 1
+        _one_clear_line(done.stderr, "cannot write in its data dir")
+    finally:
+        subprocess.run(["umount", str(store.data_dir)], capture_output=True)
+    after = {p: p.read_bytes() for p in before}
+    assert after == before
+    _assert_all_present(store, ids)
+
+
+def test_a_corrupt_config_stops_every_entry_point_with_one_line(tmp_path) -> None:
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[store\ncollection = "mnemex"\n')  # a TOML syntax error
+    env = {**store.env, "MNEMEX_CONFIG": str(bad)}
+    for args in (["add", "x y z"], ["search", "webhooks"], ["stats"], ["daemon", "start"]):
+        done = _cli(store, *args, env=env)
+        assert done.returncode != 0, args
+        _one_clear_line(done.stderr, "invalid config")
+    serve = subprocess.run([sys.executable, "-m", "mnemex.cli", "serve"], env=env, cwd=store.project, input="",
+                           capture_output=True, text=True, timeout=60)
+    assert serve.returncode != 0
+    _one_clear_line(serve.stderr, "invalid config")
+    bad.write_text('[limits]\nmax_results = 0\n')  # valid TOML, invalid value
+    done = _cli(store, "stats", env={**store.env, "MNEMEX_CONFIG": str(bad)})
+    assert done.returncode != 0
+    _one_clear_line(done.stderr, "limits.max_results")
+    _assert_all_present(store, ids)
+
+
+def test_a_store_made_by_another_model_is_refused_and_kept(tmp_path) -> None:
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    identity = store.settings.store_dir / "mnemex-identity.json"
+    original = identity.read_text()
+    data = json.loads(original)
+    identity.write_text(json.dumps({**data, "model": "BAAI/bge-small-en-v1.5"}))
+    for args in (["add", "A fact that must not be mixed in"], ["search", "webhooks"]):
+        done = _cli(store, *args)
+        assert done.returncode == 1, args
+        _one_clear_line(done.stderr, "BAAI/bge-small-en-v1.5", "embedding.model")
+    with pytest.raises(DaemonError, match="bge-small"):
+        store.start(timeout=60)
+    identity.write_text(original)
+    _assert_all_present(store, ids)
