@@ -37,12 +37,18 @@ LOG_ROTATE_BYTES = 2_000_000
 def header_value(text: str) -> str:
     """A header value http.client can send: the UTF-8 bytes of `text` (the server reads header
     bytes as latin-1, so `value.encode("latin-1").decode("utf-8")` there gives `text` back);
-    line breaks, which would split the header, are dropped."""
-    return text.replace("\r", "").replace("\n", "").encode("utf-8").decode("latin-1")
+    line breaks, which would split the header, are dropped (and a lone surrogate becomes "?")."""
+    return text.replace("\r", "").replace("\n", "").encode("utf-8", "replace").decode("latin-1")
 
 
 class NotDelivered(ConnectionError):
-    """No daemon accepted the connection: the message was certainly not processed (safe to retry)."""
+    """The daemon certainly never read the message (safe to retry): no daemon accepted the
+    connection, sending failed, or the daemon went away with the message unread."""
+
+
+class Interrupted(ConnectionError):
+    """The daemon read the message but its answer broke off (it died, most likely): the message
+    may have been carried out, so only a request that merely reads is safe to repeat."""
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):
@@ -73,43 +79,88 @@ class Reply:
     text: str = ""
 
 
+def parse_messages(payload: bytes) -> list[dict[str, Any]] | None:
+    """The JSON-RPC messages in one JSON text (a message or a batch); None if it is not JSON."""
+    try:
+        parsed = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    return [m for m in (parsed if isinstance(parsed, list) else [parsed]) if isinstance(m, dict)]
+
+
 def iter_sse(resp: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
-    """The JSON-RPC messages of an SSE stream, as they arrive (priming and ping events skipped)."""
-    data: list[str] = []
+    """The JSON-RPC messages of an SSE stream, as they arrive (priming and ping events skipped).
+
+    Raises http.client.IncompleteRead when the stream breaks off before its end (the last chunk
+    of a chunked response): `read1()` reports that, where `readline()` would hide it as a quiet
+    end of stream.
+    """
+    pending = b""
+    data: list[bytes] = []
     while True:
-        raw = resp.readline()
-        line = raw.decode("utf-8").rstrip("\r\n")
-        if raw and line:
-            if line.startswith("data:"):
-                data.append(line[5:].lstrip(" ") if line[5:6] == " " else line[5:])
-            continue  # event:, id:, retry: and ":" comments carry nothing the relay needs
-        if data:
-            payload = "\n".join(data)
-            data = []
-            if payload.strip():
-                yield json.loads(payload)
-        if not raw:
-            return
+        chunk = resp.read1(65536)
+        if not chunk:
+            return  # the end of the stream; an event without its closing blank line is dropped
+        *lines, pending = (pending + chunk).split(b"\n")
+        for raw in lines:
+            line = raw.rstrip(b"\r")
+            if line:
+                if line.startswith(b"data:"):
+                    data.append(line[6:] if line[5:6] == b" " else line[5:])
+                continue  # event:, id:, retry: and ":" comments carry nothing the relay needs
+            if data:
+                payload, data = b"\n".join(data), []
+                messages = parse_messages(payload) if payload.strip() else []
+                if messages is None:
+                    print(f"mnemex: dropped a malformed event from the daemon: {payload[:200]!r}", file=sys.stderr)
+                yield from messages or ()
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """UTF-8 JSON; a string with a lone surrogate (not encodable) goes as a \\u escape instead."""
+    try:
+        return json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message).encode("ascii")
 
 
 def post(sock_path: str | Path, message: dict[str, Any] | None, headers: dict[str, str], *,
          timeout: float | None, method: str = "POST",
          on_message: Callable[[dict[str, Any]], None] | None = None) -> Reply:
     """Send one message to the daemon; the messages of its JSON or SSE answer go to `on_message`
-    as they arrive (unless the HTTP status is an error), and into `Reply.messages`. Raises NotDelivered when no daemon listens, another
-    OSError when the connection broke after the message was sent."""
+    as they arrive (unless the HTTP status is an error), and into `Reply.messages`.
+
+    Raises NotDelivered when the daemon certainly never read the message, Interrupted when it
+    read it but the answer broke off (both are OSErrors).
+    """
     conn = UnixHTTPConnection(sock_path, timeout=timeout)
     try:
         try:
             conn.connect()
         except OSError as exc:
             raise NotDelivered(f"no mnemex daemon on {sock_path}: {exc}") from exc
-        body = json.dumps(message, ensure_ascii=False).encode("utf-8") if message is not None else None
-        conn.request(method, MCP_PATH, body=body, headers={
-            "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
-        resp = conn.getresponse()
+        body = encode_message(message) if message is not None else None
+        try:
+            conn.request(method, MCP_PATH, body=body, headers={
+                "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+        except OSError as exc:  # not all of it left: the daemon cannot have parsed the JSON body
+            raise NotDelivered(f"sending to the mnemex daemon failed: {exc}") from exc
+        try:
+            resp = conn.getresponse()
+        except http.client.RemoteDisconnected as exc:  # (a ConnectionResetError: catch it first)
+            # A clean EOF: the daemon read everything we sent, then closed or died.
+            raise Interrupted("the mnemex daemon closed the connection without answering") from exc
+        except ConnectionResetError as exc:
+            # On an AF_UNIX stream socket, Linux resets the connection (the reader gets ECONNRESET)
+            # only when the peer closed while data was still unread in its receive queue, or
+            # before it even accepted the connection (unix_release_sock); once the peer has read
+            # everything, its death is a clean EOF (above). We send nothing but the request, so
+            # a reset means the daemon never read all of it: it cannot have been carried out.
+            # (tests/reliability/test_relay_faults.py checks this on the running kernel.)
+            raise NotDelivered(f"the mnemex daemon went away before reading the request: {exc}") from exc
+        except (OSError, http.client.HTTPException) as exc:
+            raise Interrupted(f"the mnemex daemon's answer broke off: {exc!r}") from exc
         reply = Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()})
-
         stream = on_message if reply.status < 400 else None  # rejections: the caller decides
 
         def sink(msg: dict[str, Any]) -> None:
@@ -118,21 +169,19 @@ def post(sock_path: str | Path, message: dict[str, Any] | None, headers: dict[st
                 stream(msg)
 
         ctype = reply.headers.get("content-type", "")
-        if ctype.startswith("text/event-stream"):
-            for msg in iter_sse(resp):
-                sink(msg)
-        else:
-            raw = resp.read()
-            if ctype.startswith("application/json") and raw.strip():
-                try:
-                    parsed = json.loads(raw)
-                except ValueError:
-                    reply.text = raw.decode("utf-8", "replace")
-                else:
-                    for msg in parsed if isinstance(parsed, list) else [parsed]:
-                        sink(msg)
+        try:
+            if ctype.startswith("text/event-stream"):
+                for msg in iter_sse(resp):
+                    sink(msg)
             else:
-                reply.text = raw.decode("utf-8", "replace")
+                raw = resp.read()
+                messages = parse_messages(raw) if ctype.startswith("application/json") and raw.strip() else None
+                if messages is None:
+                    reply.text = raw.decode("utf-8", "replace")
+                for msg in messages or ():
+                    sink(msg)
+        except (OSError, http.client.HTTPException) as exc:
+            raise Interrupted(f"the mnemex daemon's answer broke off: {exc!r}") from exc
         return reply
     finally:
         conn.close()

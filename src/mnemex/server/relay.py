@@ -5,8 +5,16 @@ HTTP over the run dir's Unix socket), writing every JSON-RPC message that comes 
 one line each. It starts the daemon if none runs, answers `initialize` itself (from the
 daemon's saved `server.json`) so the client is not kept waiting, and opens its own session with
 the daemon in the background. Messages of the stateless 2026-07-28 era (a `_meta` envelope on
-every request) are forwarded without a session. When the daemon dies or forgets the session,
-the relay restarts it, opens a new session and retries the request once.
+every request) are forwarded without a session.
+
+Each line is checked before anything else: its size, how deep it nests, that it is JSON, that
+it is a JSON-RPC 2.0 message, and what the relay itself reads of it (`initialize` params, the
+`_meta` envelope). A bad line gets its JSON-RPC error and the next line is served as usual.
+
+Every request forwarded gets exactly one answer. When the daemon dies or forgets the session,
+the relay restarts it and opens a new session; a request the daemon never read is retried, and
+so is one that only reads (READ_ONLY). A request the daemon read and died on is answered with an
+error saying it may have taken effect: repeating it behind the client's back could write twice.
 
 No MCP SDK, pydantic or httpx here: the relay must be up in milliseconds.
 """
@@ -14,9 +22,11 @@ No MCP SDK, pydantic or httpx here: the relay must be up in milliseconds.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
+from itertools import accumulate
 from typing import Any, BinaryIO
 
 from mnemex import __version__
@@ -50,9 +60,30 @@ DEFAULT_INFO: dict[str, Any] = {
         "preference, a gotcha, what failed and what fixed it), memorize it as one self-contained statement. "
         "Correct stale memories with update_memory; forget ones that no longer hold."),
 }
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 PARSE_ERROR = -32700
 DRAIN_SECONDS = 10.0
+#: Sends of one request (and session opens of one recovery) when the daemon never read it: a
+#: daemon still dying from SIGKILL can accept a connection and then reset it.
+MAX_ATTEMPTS = 3
+MAX_LINE_BYTES = 4 * 1024 * 1024  # far above any memory; a bigger line is refused, not buffered further
+MAX_DEPTH = 64                    # arrays/objects; deeper JSON is refused before json.loads recurses into it
+MAX_BATCH = 1000
+MAX_CLIENT_NAME = 200             # it goes into a header of every request: keep it far below header limits
+JSON_SPACE = b" \t\r\n"
+#: Requests that only read: one the daemon read but never answered (it died) is retried once,
+#: as repeating it is harmless. Method -> None (every such request) or the names of the tools
+#: that only read (tests/reliability/test_relay_faults.py keeps them equal to the tools'
+#: readOnlyHint).
+READ_ONLY: dict[str, frozenset[str] | None] = {
+    "ping": None, "server/discover": None, "tools/list": None, "resources/list": None,
+    "resources/templates/list": None, "resources/read": None, "prompts/list": None, "prompts/get": None,
+    "completion/complete": None,
+    "tools/call": frozenset({"search_memory", "recall_memory", "memory_stats", "memory_history",
+                             "memory_timeline", "related_memories"}),
+}
 
 
 def is_modern(msg: dict[str, Any]) -> bool:
@@ -60,6 +91,163 @@ def is_modern(msg: dict[str, Any]) -> bool:
     params = msg.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return msg.get("method") != "initialize" and isinstance(meta, dict) and META_PREFIX + "protocolVersion" in meta
+
+
+def is_read_only(msg: dict[str, Any]) -> bool:
+    """The request only reads (see READ_ONLY): safe to send again."""
+    method = msg.get("method")
+    if method not in READ_ONLY:
+        return False
+    names = READ_ONLY[method]
+    params = msg.get("params")
+    name = params.get(NAME_PARAM.get(method, "")) if isinstance(params, dict) else None
+    return names is None or (isinstance(name, str) and name in names)
+
+
+def describe(msg: dict[str, Any]) -> str:
+    """`tools/call memorize`, `tools/list`: what a request asked, for error messages."""
+    method = str(msg.get("method"))[:100]
+    params = msg.get("params")
+    name = params.get(NAME_PARAM.get(method, "")) if isinstance(params, dict) else None
+    return f"{method} {name[:100]}" if isinstance(name, str) else method
+
+
+# ------------------------------------------------------------- validation
+class Refused(Exception):
+    """A message the relay does not forward, and the JSON-RPC error that answers it."""
+
+    def __init__(self, code: int, message: str, request_id: str | int | None = None):
+        super().__init__(message)
+        self.code = code
+        self.request_id = request_id
+
+
+def is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_valid_id(value: Any) -> bool:
+    """A JSON-RPC id the relay passes on: a string or an integer (not a boolean, float or null)."""
+    return isinstance(value, str) or is_integer(value)
+
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def nested_too_deep(raw: bytes) -> bool:
+    """True if the arrays and objects of a JSON text nest deeper than MAX_DEPTH. Counted without
+    recursion, on the brackets left once the strings are cut out."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False  # it cannot nest deeper than it has brackets
+    brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKET)
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_line(raw: bytes) -> Any:
+    """The JSON value of one line; Refused when it nests too deep or is not JSON."""
+    too_deep = Refused(INVALID_REQUEST, f"invalid request: JSON nested deeper than {MAX_DEPTH} levels")
+    if nested_too_deep(raw):
+        raise too_deep
+    try:
+        return json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:  # a backstop: the check above keeps json.loads from recursing that far
+        raise too_deep from None
+    except ValueError as exc:  # including bytes that are not UTF-8
+        raise Refused(PARSE_ERROR, f"parse error: {exc}") from None
+
+
+def check_message(msg: Any) -> None:
+    """Raise Refused unless `msg` is a JSON-RPC 2.0 request, notification or response the relay
+    can pass on. The error carries the message's id when it has a valid one (a response's never:
+    that id names a request of the daemon's, not the client's)."""
+    if not isinstance(msg, dict):
+        raise Refused(INVALID_REQUEST, "invalid request: a JSON-RPC message is an object")
+    if "method" not in msg and ("result" in msg or "error" in msg):
+        return check_response(msg)
+    echo = msg.get("id") if is_valid_id(msg.get("id")) else None
+    if msg.get("jsonrpc") != "2.0":
+        raise Refused(INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"', echo)
+    if not isinstance(msg.get("method"), str):
+        raise Refused(INVALID_REQUEST, 'invalid request: "method" must be a string', echo)
+    if "id" in msg and echo is None:
+        raise Refused(INVALID_REQUEST, 'invalid request: "id" must be a string or an integer')
+    params = msg.get("params")
+    if "params" in msg and not isinstance(params, (dict, list)):
+        raise Refused(INVALID_REQUEST, 'invalid request: "params" must be an object or an array', echo)
+    if msg["method"] == "initialize":
+        check_initialize(msg, echo)
+    if isinstance(params, dict):
+        check_meta(params.get("_meta"), echo)
+    check_unicode(msg, echo)
+
+
+def check_response(msg: dict[str, Any]) -> None:
+    """A client's answer to a request the daemon sent it."""
+    error = msg.get("error")
+    if (msg.get("jsonrpc") != "2.0" or not is_valid_id(msg.get("id")) or ("result" in msg) == ("error" in msg)
+            or ("error" in msg and not (isinstance(error, dict) and is_integer(error.get("code"))
+                                        and isinstance(error.get("message"), str)))):
+        raise Refused(INVALID_REQUEST, 'invalid response: it needs "jsonrpc": "2.0", a string or integer id, '
+                                       "and either a result or an error with an integer code and a string message")
+    check_unicode(msg, None)
+
+
+CAPABILITIES = ("experimental", "sampling", "elicitation", "roots", "extensions", "tasks")
+
+
+def check_initialize(msg: dict[str, Any], echo: str | int | None) -> None:
+    """What the relay answers from, and the daemon opens the session with, must be there."""
+    if echo is None:
+        raise Refused(INVALID_REQUEST, "invalid request: initialize is a request and needs an id")
+    params = msg.get("params")
+    params = params if isinstance(params, dict) else {}
+    caps, info = params.get("capabilities"), params.get("clientInfo")
+    if not (isinstance(params.get("protocolVersion"), str)
+            and isinstance(caps, dict) and all(isinstance(caps.get(k), (dict, type(None))) for k in CAPABILITIES)
+            and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
+        raise Refused(INVALID_PARAMS, "invalid params: initialize needs params {protocolVersion: string, "
+                                      "capabilities: object, clientInfo: {name: string, version: string}}", echo)
+
+
+def check_meta(meta: Any, echo: str | int | None) -> None:
+    """The parts of `_meta` the relay reads (the 2026-07-28 envelope) must have their types."""
+    if meta is None:
+        return
+    if not isinstance(meta, dict):
+        raise Refused(INVALID_PARAMS, 'invalid params: "_meta" must be an object', echo)
+    version_key, info_key = META_PREFIX + "protocolVersion", META_PREFIX + "clientInfo"
+    if version_key in meta and not isinstance(meta[version_key], str):
+        raise Refused(INVALID_PARAMS, f'invalid params: "_meta"."{version_key}" must be a string', echo)
+    info = meta.get(info_key)
+    if info_key in meta and not (isinstance(info, dict) and isinstance(info.get("name", ""), str)):
+        raise Refused(INVALID_PARAMS, f'invalid params: "_meta"."{info_key}" must be an object with a '
+                                      "string name", echo)
+
+
+def _encodable(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def check_unicode(msg: dict[str, Any], echo: str | int | None) -> None:
+    """Refuse a string holding a lone surrogate: `"\\ud800"` is valid JSON but no Unicode text,
+    and UTF-8 (what goes to the daemon) cannot carry it."""
+    if not _encodable(msg):
+        code = INVALID_PARAMS if not _encodable(msg.get("params")) else INVALID_REQUEST
+        raise Refused(code, "invalid unicode: a string holds a lone surrogate (\\ud800-\\udfff)", echo)
+
+
+def error_message(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
 class Relay:
@@ -87,7 +275,19 @@ class Relay:
 
     # ------------------------------------------------------------------ output
     def write(self, msg: dict[str, Any]) -> None:
-        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        """One message to the client, on one line. Never raises: a client that left is ignored."""
+        try:
+            try:
+                line = json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+            except UnicodeEncodeError:  # a lone surrogate (an id we echo, say): \u-escaped, still valid JSON
+                line = json.dumps(msg, separators=(",", ":")).encode("ascii") + b"\n"
+        except (ValueError, TypeError, RecursionError) as exc:
+            request_id = msg.get("id") if isinstance(msg, dict) else None
+            print(f"mnemex serve: cannot encode a message for the client: {exc!r}", file=sys.stderr, flush=True)
+            if not is_valid_id(request_id):
+                return
+            line = json.dumps(error_message(request_id, INTERNAL_ERROR, f"mnemex relay: cannot encode the answer: "
+                                                                        f"{exc!r}")).encode("ascii") + b"\n"
         with self.out_lock:
             try:
                 self.out.write(line)
@@ -96,8 +296,13 @@ class Relay:
                 pass  # the client is gone; stdin will close next
 
     def error(self, request_id: Any, message: str, code: int = INTERNAL_ERROR) -> None:
+        """Answer a request with an error (a notification, with id None, gets none)."""
         if request_id is not None:
-            self.write({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+            self.write(error_message(request_id, code, message))
+
+    def reject(self, refused: Refused) -> None:
+        """Answer a message the relay refused (with id null when it has no valid id)."""
+        self.write(error_message(refused.request_id, refused.code, str(refused)))
 
     # ----------------------------------------------------------------- daemon
     def start(self) -> None:
@@ -118,12 +323,14 @@ class Relay:
         init = {"jsonrpc": "2.0", "id": f"mnemex-relay-init-{self._init_seq}", "method": "initialize",
                 "params": {**self.init_params, "protocolVersion": self.version}}
         reply = post(self.files.socket, init, self.base_headers(), timeout=30)
-        answer = next((m for m in reply.messages if m.get("id") == init["id"]), None)
+        answer = next((m for m in reply.messages if m.get("id") == init["id"]), {})
+        result, error = answer.get("result"), answer.get("error")
         sid = reply.headers.get("mcp-session-id")
-        if answer is None or "error" in answer or not sid:
-            detail = (answer or {}).get("error", {}).get("message") or reply.text or f"HTTP {reply.status}"
+        if not isinstance(result, dict) or not sid:
+            detail = (error.get("message") if isinstance(error, dict) else None) or reply.text or f"HTTP {reply.status}"
             raise DaemonError(f"the mnemex daemon refused the session: {detail}")
-        self.version = answer["result"].get("protocolVersion", self.version)
+        if isinstance(result.get("protocolVersion"), str):
+            self.version = result["protocolVersion"]
         self.session_id = sid
         post(self.files.socket, {"jsonrpc": "2.0", "method": "notifications/initialized"},
              self.session_headers(), timeout=30)
@@ -151,11 +358,19 @@ class Relay:
         with self.session_lock:
             if legacy and self.session_id != failed_session and not self.session_error:
                 return  # another request already recovered
-            start_daemon(self.files, env=self.env, timeout=self.start_timeout)
-            self.daemon_error = None
-            if legacy and self.init_params is not None:
-                self.open_session()
-                self.session_error = None
+            for attempt in range(1, MAX_ATTEMPTS + 1):
+                start_daemon(self.files, env=self.env, timeout=self.start_timeout)
+                self.daemon_error = None
+                if not legacy or self.init_params is None:
+                    return
+                try:
+                    self.open_session()
+                    self.session_error = None
+                    return
+                except OSError:  # the daemon we found was still dying; opening a session is safe to repeat
+                    if attempt == MAX_ATTEMPTS:
+                        raise
+                    time.sleep(0.05)
 
     # ---------------------------------------------------------------- headers
     def base_headers(self) -> dict[str, str]:
@@ -167,38 +382,41 @@ class Relay:
     def session_headers(self) -> dict[str, str]:
         headers = self.base_headers()
         if self.session_id:
-            headers["mcp-session-id"] = self.session_id
+            headers["mcp-session-id"] = header_value(self.session_id)
         if self.version:
-            headers["mcp-protocol-version"] = self.version
+            headers["mcp-protocol-version"] = header_value(self.version)
         return headers
 
     def modern_headers(self, msg: dict[str, Any]) -> dict[str, str]:
-        method = msg.get("method", "")
-        meta = msg["params"]["_meta"]
-        headers = {**self.base_headers(), "mcp-method": method,
-                   "mcp-protocol-version": meta[META_PREFIX + "protocolVersion"]}
+        """Routing headers of a 2026-07-28 request (check_message saw to the types read here)."""
+        method = msg["method"]
+        params = msg["params"]
+        meta = params["_meta"]
+        headers = {**self.base_headers(), "mcp-method": header_value(method),
+                   "mcp-protocol-version": header_value(meta[META_PREFIX + "protocolVersion"])}
         info = meta.get(META_PREFIX + "clientInfo")
         if isinstance(info, dict) and info.get("name"):
-            headers[CLIENT_HEADER] = header_value(str(info["name"]))
-        name = msg["params"].get(NAME_PARAM.get(method, ""))
+            headers[CLIENT_HEADER] = header_value(info["name"][:MAX_CLIENT_NAME])
+        name = params.get(NAME_PARAM.get(method, ""))
         if isinstance(name, str):
-            headers["mcp-name"] = name
+            headers["mcp-name"] = header_value(name)
         return headers
 
     # --------------------------------------------------------------- messages
     def answer_initialize(self, msg: dict[str, Any]) -> None:
-        """Reply at once from the daemon's saved self-description, then connect in the background."""
-        params = msg.get("params") or {}
-        requested = params.get("protocolVersion")
+        """Reply at once from the daemon's saved self-description, then connect in the background
+        (check_initialize saw to the params)."""
+        params = msg["params"]
+        requested = params["protocolVersion"]
         self.version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
         self.init_params = params
-        self.client_name = str((params.get("clientInfo") or {}).get("name") or "unknown")
+        self.client_name = params["clientInfo"]["name"][:MAX_CLIENT_NAME] or "unknown"
         info = self.server_info()
         result = {"protocolVersion": self.version, "capabilities": info["capabilities"],
                   "serverInfo": info["serverInfo"]}
         if info.get("instructions"):
             result["instructions"] = info["instructions"]
-        self.write({"jsonrpc": "2.0", "id": msg.get("id"), "result": result})
+        self.write({"jsonrpc": "2.0", "id": msg["id"], "result": result})
         self.session_up.clear()
         threading.Thread(target=self.connect, name="mnemex-connect", daemon=True).start()
 
@@ -213,40 +431,80 @@ class Relay:
         return DEFAULT_INFO
 
     def forward(self, msg: dict[str, Any]) -> None:
-        """Deliver one message; retry once after restarting the daemon/session if it was not delivered."""
+        """Deliver one message and see that a request gets exactly one answer.
+
+        A request the daemon never read (NotDelivered) is sent again after restarting the daemon
+        and reopening the session (up to MAX_ATTEMPTS sends); one it read and died on
+        (Interrupted) is sent again once if it only reads. Any other request it read and never
+        answered gets an error saying it may have taken effect, and the daemon is restarted in
+        the background.
+        """
         request_id = msg.get("id") if "method" in msg else None
         legacy = not is_modern(msg)
-        for attempt in (1, 2):
+        resent = False  # a read-only request already sent again after the daemon read it
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            last = attempt == MAX_ATTEMPTS
             self.daemon_up.wait()
             if legacy and self.init_params is not None:
                 self.session_up.wait()
             sid = self.session_id
             headers = self.session_headers() if legacy else self.modern_headers(msg)
+            answered = threading.Event()
+
+            def deliver(reply_msg: dict[str, Any]) -> None:
+                if request_id is not None and reply_msg.get("id") == request_id and "method" not in reply_msg:
+                    answered.set()
+                self.write(reply_msg)
+
             try:
                 broken = self.daemon_error or (legacy and self.init_params is not None and self.session_error)
                 if broken and attempt == 1:
                     raise NotDelivered(broken)
-                reply = post(self.files.socket, msg, headers, timeout=None, on_message=self.write)
+                reply = post(self.files.socket, msg, headers, timeout=None, on_message=deliver)
             except NotDelivered as exc:
-                if attempt == 2:
-                    return self.error(request_id, f"mnemex daemon unavailable: {exc}")
-                try:
-                    self.recover(sid, legacy=legacy)
-                except (DaemonError, OSError) as rexc:
-                    return self.error(request_id, f"mnemex daemon unavailable: {rexc}")
-                continue
-            except OSError as exc:  # sent, but the daemon went away before answering: do not repeat it
+                if last:
+                    return self.error(request_id, f"mnemex daemon unavailable (the request was not carried out): {exc}")
+                time.sleep(0.05 * attempt)  # a daemon SIGKILLed a moment ago may still accept connections
+                if self.recover_for(request_id, sid, legacy):
+                    continue
+                return
+            except OSError as exc:  # Interrupted: it read the request, then its answer broke off
+                if request_id is not None and not answered.is_set() and not resent and not last and is_read_only(msg):
+                    resent = True
+                    if self.recover_for(request_id, sid, legacy):
+                        continue
+                    return
                 threading.Thread(target=self._quiet_recover, args=(sid, legacy), daemon=True).start()
-                return self.error(request_id, f"the mnemex daemon stopped while handling {msg.get('method')}: "
-                                              f"{exc!r}; it is being restarted, retry the request")
-            if reply.status == 404 and legacy and sid and attempt == 1:
-                try:
-                    self.recover(sid, legacy=True)  # the daemon restarted or expired our session
-                except (DaemonError, OSError) as rexc:
-                    return self.error(request_id, f"mnemex daemon unavailable: {rexc}")
-                continue
-            self.settle(request_id, reply)
+                if request_id is not None and not answered.is_set():
+                    self.error(request_id, self.lost(msg, exc))
+                return
+            if reply.status == 404 and legacy and sid and not last:
+                if self.recover_for(request_id, sid, legacy):  # the daemon restarted or expired our session
+                    continue
+                return
+            if reply.status >= 400:
+                return self.settle(request_id, reply)
+            if request_id is not None and not answered.is_set():
+                self.error(request_id, f"the mnemex daemon finished {describe(msg)} without answering it "
+                                       f"(HTTP {reply.status})")
             return
+
+    @staticmethod
+    def lost(msg: dict[str, Any], exc: OSError) -> str:
+        """The error for a request the daemon read and died on (issue #1 of the fault run)."""
+        effect = ("It only reads, so it had no effect: repeat it." if is_read_only(msg) else
+                  "It may have taken effect: check (e.g. with search_memory) before repeating it.")
+        return (f"the mnemex daemon stopped while handling {describe(msg)} ({exc}); it is being restarted. "
+                f"{effect}")
+
+    def recover_for(self, request_id: Any, sid: str | None, legacy: bool) -> bool:
+        """Recover before a retry; False (the request answered with the error) if that fails."""
+        try:
+            self.recover(sid, legacy=legacy)
+            return True
+        except (DaemonError, OSError) as exc:
+            self.error(request_id, f"mnemex daemon unavailable (the request was not carried out): {exc}")
+            return False
 
     def forward_or_fail(self, msg: dict[str, Any]) -> None:
         try:
@@ -277,37 +535,61 @@ class Relay:
         if not errors:
             self.error(request_id, f"mnemex daemon: HTTP {reply.status} {reply.text.strip()[:300]}")
 
-    def dispatch(self, msg: Any) -> None:
-        if isinstance(msg, list):  # a JSON-RPC batch (2025-03-26): relay its members one by one
-            for item in msg:
-                self.dispatch(item)
-            return
-        if not isinstance(msg, dict):
-            return self.error(None, "invalid JSON-RPC message")
+    def receive(self, raw: bytes) -> None:
+        """Act on one line from the client. Never raises: whatever the line holds, what must be
+        answered is, and the next line is served as usual."""
+        try:
+            value = parse_line(raw)
+            if isinstance(value, list):  # a JSON-RPC batch (2025-03-26): its members one by one
+                if not value:
+                    raise Refused(INVALID_REQUEST, "invalid request: an empty batch")
+                if len(value) > MAX_BATCH:
+                    raise Refused(INVALID_REQUEST, f"invalid request: a batch of {len(value)} messages "
+                                                   f"(at most {MAX_BATCH})")
+                for member in value:
+                    self.accept(member)
+            else:
+                self.accept(value)
+        except Refused as exc:
+            self.reject(exc)
+        except Exception as exc:  # a relay bug, not the client's: still say so, keep serving
+            self.write(error_message(None, INTERNAL_ERROR, f"mnemex relay: {exc!r}"))
+
+    def accept(self, msg: Any) -> None:
+        """Check one message and act on it, or answer why not."""
+        try:
+            check_message(msg)
+        except Refused as exc:
+            return self.reject(exc)
+        try:
+            self.dispatch(msg)
+        except Exception as exc:  # e.g. no thread could start: the request still gets its answer
+            self.error(msg.get("id") if "method" in msg else None, f"mnemex relay: {exc!r}")
+
+    def dispatch(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
         if method == "initialize":
             return self.answer_initialize(msg)
         if method == "notifications/initialized" and not is_modern(msg):
             return  # the relay sends its own once its session with the daemon is open
-        worker = threading.Thread(target=self.forward_or_fail, args=(msg,), name=f"mnemex-{method or 'reply'}",
-                                  daemon=True)
+        worker = threading.Thread(target=self.forward_or_fail, args=(msg,),
+                                  name=f"mnemex-{(method or 'reply')[:40]}", daemon=True)
         self.workers = [w for w in self.workers if w.is_alive()]
-        self.workers.append(worker)
         worker.start()
+        self.workers.append(worker)
 
     def serve(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
         """Relay until stdin closes; then let in-flight requests finish and end the session."""
         self.out = stdout
         threading.Thread(target=self.start, name="mnemex-start", daemon=True).start()
-        for raw in iter(stdin.readline, b""):
-            if not raw.strip():
-                continue
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "parse error"}})
-                continue
-            self.dispatch(msg)
+        while raw := stdin.readline(MAX_LINE_BYTES + 1):
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while (rest := stdin.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                    pass  # skip the rest of the line, without holding it
+                self.reject(Refused(INVALID_REQUEST, f"invalid request: a message longer than "
+                                                     f"{MAX_LINE_BYTES // 2**20} MB"))
+            elif raw.strip(JSON_SPACE):
+                self.receive(raw)
         deadline = time.monotonic() + DRAIN_SECONDS
         for worker in self.workers:
             worker.join(max(0.0, deadline - time.monotonic()))
