@@ -15,6 +15,7 @@ from typing import Any, Iterator, Sequence
 
 from mnemex import __version__
 from mnemex.errors import MnemexError
+from mnemex.private import private_umask
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    private_umask()  # whatever this command creates (store, journal, run files) is owner-only
     try:
         return int(args.func(args) or 0)
     except MnemexError as exc:
