@@ -177,11 +177,11 @@ def check_message(msg: Any) -> None:
         raise Refused(INVALID_REQUEST, 'invalid request: "method" must be a string', echo)
     if "id" in msg and echo is None:
         raise Refused(INVALID_REQUEST, 'invalid request: "id" must be a string or an integer')
+    if msg["method"] == "initialize":  # before the general rule: its params get the invalid-params code
+        check_initialize(msg, echo)
     params = msg.get("params")
     if "params" in msg and not isinstance(params, (dict, list)):
         raise Refused(INVALID_REQUEST, 'invalid request: "params" must be an object or an array', echo)
-    if msg["method"] == "initialize":
-        check_initialize(msg, echo)
     if isinstance(params, dict):
         check_meta(params.get("_meta"), echo)
     check_unicode(msg, echo)
@@ -570,7 +570,7 @@ class Relay:
         method = msg.get("method")
         if method == "initialize":
             return self.answer_initialize(msg)
-        if method == "notifications/initialized" and not is_modern(msg):
+        if method == "notifications/initialized" and "id" not in msg and not is_modern(msg):
             return  # the relay sends its own once its session with the daemon is open
         worker = threading.Thread(target=self.forward_or_fail, args=(msg,),
                                   name=f"mnemex-{(method or 'reply')[:40]}", daemon=True)
