@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemex.server.daemon_client import META_PREFIX, MODERN_VERSION
-from mnemex.server.relay import HANDSHAKE_VERSIONS, MAX_BATCH, MAX_DEPTH, MAX_LINE_BYTES, Relay
+from mnemex.server.jsonrpc_check import MAX_DEPTH
+from mnemex.server.relay import HANDSHAKE_VERSIONS, MAX_BATCH, MAX_LINE_BYTES, Relay
 from mnemex.server.runfiles import RunFiles
 from tests.reliability.relay_harness import INIT, FakeDaemon, Pipes, call
 

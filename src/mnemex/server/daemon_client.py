@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import os
 import signal
 import socket
@@ -37,8 +38,12 @@ LOG_ROTATE_BYTES = 2_000_000
 def header_value(text: str) -> str:
     """A header value http.client can send: the UTF-8 bytes of `text` (the server reads header
     bytes as latin-1, so `value.encode("latin-1").decode("utf-8")` there gives `text` back);
-    line breaks, which would split the header, are dropped (and a lone surrogate becomes "?")."""
-    return text.replace("\r", "").replace("\n", "").encode("utf-8", "replace").decode("latin-1")
+    control characters, which would split the header or make the server refuse it, are dropped
+    (and a lone surrogate becomes "?")."""
+    return _CONTROL.sub("", text).encode("utf-8", "replace").decode("latin-1")
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class NotDelivered(ConnectionError):
