@@ -150,7 +150,7 @@ def _fuzz_tool(live, name: str, examples: int, hostile: bool) -> None:
         except Exception:
             ids[i] = portal.call(client.call_tool, "memorize", {"content": SEED_FACTS[i]}).structured_content["id"]
 
-    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
     @given(args=_arguments(tools[name], ids, hostile))
     def one(args: dict[str, Any]) -> None:
         before = _snapshot(engine)
