@@ -134,3 +134,20 @@ async def test_memory_resource_template(server, mode):
         res = await c.read_resource(f"memory://{made['id']}")
         data = json.loads(res.contents[0].text)
         assert data["id"] == made["id"] and data["content"].startswith("Postgres runs on port 5433")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_every_write_names_its_client_and_project(server, engine, mode):
+    from mcp.types import Implementation
+
+    async with Client(server, mode=mode, client_info=Implementation(name="cursor", version="1.2")) as c:
+        made = await _call(c, "memorize", {"content": "Database migrations run before the API deploys"})
+        await _call(c, "update_memory", {"id": made["id"], "content": "Database migrations run before every deploy"})
+        await _call(c, "search_memory", {"query": "when do migrations run"})
+        await _call(c, "forget", {"id": made["id"], "reason": "moved to the release checklist"})
+    memory = engine.get(made["id"])
+    assert memory.provenance.client == "cursor"
+    ops = {o.op: o for o in engine.journal.ops(memory_id=made["id"])}
+    for op in ("create", "update", "forget"):
+        assert ops[op].detail == {"client": "cursor", "project": "/work/proj"}, (op, ops[op].detail)
+    assert ops["create"].actor == "agent"

@@ -233,7 +233,7 @@ class MemoryEngine:
         results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
         if self.journal is not None:
             self.journal.record_read("search", [r.memory.id for r in results], actor=client,
-                                     detail={"query": scrub(query)},
+                                     detail={"query": scrub(query), **({"project": flt.project} if flt.project else {})},
                                      payloads=self._read_payloads([r.memory for r in results]))
         return results
 
