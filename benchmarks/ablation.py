@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.locomo import build_conversation, searcher
-from mnemex.engine.retrieval.config import (
+from mnemex.config.retrieval import (
     BM25_ONLY,
     DEFAULT,
     DENSE_ONLY,

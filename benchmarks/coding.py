@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from mnemex.engine.retrieval.config import RECIPES, RetrievalConfig
+from mnemex.config.retrieval import RECIPES, RetrievalConfig
 from mnemex.models import Memory, MemoryKind, MemoryStatus, Provenance, Scope
 
 NAMESPACE = uuid.UUID("2f9c8c55-1d8e-4b8e-8f0f-6d6e656d6578")

@@ -69,7 +69,7 @@ def run(size: int, queries: int, embedder, rng: random.Random) -> dict:
             engine.search("warm up", limit=10)
             raw = timed_searches(engine, qs)
             t1 = time.perf_counter()
-            engine.optimize()
+            engine.upkeep.optimize()
             optimize_s = time.perf_counter() - t1
             lat = timed_searches(engine, [q + " again" for q in qs])
             writes = []

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from mnemex.config import Settings
 from mnemex.engine.factory import build_embedder, build_engine
-from mnemex.engine.retrieval.config import RetrievalConfig
+from mnemex.config.retrieval import RetrievalConfig
 from mnemex.models import Memory, MemoryKind, Provenance, Scope
 
 NAMESPACE = uuid.UUID("6f1c1d5e-4f7a-4a8e-9a51-6c6f636f6d6f")
@@ -122,7 +122,7 @@ def build_conversation(memories: list[dict]) -> tuple[Any, dict[str, str]]:
     if os.environ.get("MNEMEX_BENCH_OPTIMIZE", "1") != "0":
         # what the daemon does in its idle time after `store.optimize_every` (500) writes; set
         # MNEMEX_BENCH_OPTIMIZE=0 to time queries against the freshly written segments instead
-        engine.optimize()
+        engine.upkeep.optimize()
     return engine, {memory_id(conv, t["id"]): t["id"] for t in memories}
 
 

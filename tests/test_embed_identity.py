@@ -22,7 +22,7 @@ def test_model_loads_lazily_and_embeds_offline(tmp_path, settings):
     engine = build_engine(settings, default_project="/p", embedder=emb)
     try:
         assert emb.loaded is False  # opening a store does not load the model
-        assert engine.stats()["model_loaded"] is False
+        assert engine.upkeep.stats()["model_loaded"] is False
         vec = emb.embed_query("where is the deploy script")
         assert emb.loaded and len(vec) == 384
         assert abs(sum(x * x for x in vec) - 1.0) < 1e-3

@@ -33,7 +33,7 @@ def test_round_trip_is_exact(settings, embedder, tmp_path):
         assert second.import_memories(Memory.model_validate_json(line) for line in lines) == 4
         again = sorted(json.dumps(m.model_dump(mode="json"), ensure_ascii=False) for m in second.export())
         assert again == sorted(lines)
-        stats = second.stats()
+        stats = second.upkeep.stats()
         assert (stats["memories_total"], stats["memories_current"]) == (4, 2)
         hits = second.search("which port", filter=second.default_filter(project="/work/proj"))
         assert hits[0].memory.content.endswith("9090")
@@ -47,7 +47,7 @@ def test_import_is_idempotent(settings, embedder):
         _fill(engine)
         memories = list(engine.export())
         engine.import_memories(memories)
-        assert engine.stats()["memories_total"] == 4
+        assert engine.upkeep.stats()["memories_total"] == 4
     finally:
         engine.close()
 
@@ -62,11 +62,11 @@ def test_timeline_around_an_anchor(settings, embedder):
                                                kind=MemoryKind.EPISODE, created_at=t0 + timedelta(hours=i))
                                      for i in range(8)])
         ids = [o.id for o in outs]
-        earlier, anchor, later = engine.timeline(ids[4], before=2, after=2)
+        earlier, anchor, later = engine.explore.timeline(ids[4], before=2, after=2)
         assert anchor.id == ids[4]
         assert [m.id for m in earlier] == ids[2:4]
         assert [m.id for m in later] == ids[5:7]
-        earlier, _, later = engine.timeline(ids[0], before=3, after=1)
+        earlier, _, later = engine.explore.timeline(ids[0], before=3, after=1)
         assert earlier == [] and [m.id for m in later] == [ids[1]]
     finally:
         engine.close()
@@ -77,7 +77,7 @@ def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, mo
     after `reindex`; memories, their count, their dense vectors and the journal stay as they were."""
     import uuid
 
-    from mnemex.engine.retrieval.config import BM25_ONLY
+    from mnemex.config.retrieval import BM25_ONLY
 
     engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
     try:
@@ -92,15 +92,15 @@ def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, mo
         assert engine.search("pollcarrierstatus", limit=2, config=BM25_ONLY) == []  # old vectors lack the name
         before = {m.id: m for m in engine.export()}
         dense_before = {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)}
-        history_before = engine.history(target.id)
+        history_before = engine.explore.history(target.id)
         seen = []
-        assert engine.reindex(progress=lambda done, total: seen.append((done, total))) == 2
+        assert engine.upkeep.reindex(progress=lambda done, total: seen.append((done, total))) == 2
         assert seen[-1] == (2, 2)
         assert [r.memory.id for r in engine.search("pollcarrierstatus", limit=2, config=BM25_ONLY)] == [target.id]
         assert {m.id: m for m in engine.export()} == before
         assert {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)} == dense_before
-        assert engine.history(target.id) == history_before
-        assert engine.reindex(dense=True) == 2  # re-embedding gives the same vectors for the same model
+        assert engine.explore.history(target.id) == history_before
+        assert engine.upkeep.reindex(dense=True) == 2  # re-embedding gives the same vectors for the same model
         after = {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)}
         assert all(abs(x - y) < 1e-5 for k in after for x, y in zip(after[k], dense_before[k]))
     finally:

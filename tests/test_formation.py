@@ -72,7 +72,7 @@ def test_prompt_injection_is_flagged_and_kept(engine):
 def test_filler_is_skipped_and_reported(engine):
     out = remember(engine, "ok sounds good")
     assert out.action == WriteAction.SKIPPED and "information" in out.reason
-    assert engine.stats()["memories_total"] == 0
+    assert engine.upkeep.stats()["memories_total"] == 0
     out = remember(engine, "ok sounds good", kind=MemoryKind.NOTE)  # an explicit kind is the caller's call
     assert out.action == WriteAction.CREATED
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from mnemex.embed.sparse import SparseEncoder
-from mnemex.engine.gate import GateConfig, conflict_reason, coverage, decide, synthesize
+from mnemex.engine.write.prediction_gate import GateConfig, conflict_reason, coverage, decide, synthesize
 from mnemex.engine.service import MemoryEngine
 from mnemex.models import (
     Memory,
@@ -32,14 +32,14 @@ def test_novel_content_is_created(engine):
     b = remember(engine, "The user prefers dark mode in every editor")
     assert (a.action, b.action) == (WriteAction.CREATED, WriteAction.CREATED)
     assert a.id != b.id
-    assert engine.stats()["memories_total"] == 2
+    assert engine.upkeep.stats()["memories_total"] == 2
 
 
 def test_near_identical_is_reinforced_not_duplicated(engine):
     a = remember(engine, "The API server listens on port 8080")
     b = remember(engine, "The API server listens on port 8080.")
     assert b.action == WriteAction.REINFORCED and b.id == a.id
-    assert engine.stats()["memories_total"] == 1
+    assert engine.upkeep.stats()["memories_total"] == 1
     mem = engine.recall([a.id], touch=False)[0]
     assert mem.access_count == 1 and mem.metadata["reinforced"] == 1
 
@@ -50,7 +50,7 @@ def test_overlap_with_detail_updates_by_synthesis_keeping_every_fact(engine):
     assert b.action == WriteAction.UPDATED and b.id == a.id
     mem = engine.recall([a.id], touch=False)[0]
     assert "ArgoCD" in mem.content and "green CI run" in mem.content
-    assert engine.stats()["memories_total"] == 1
+    assert engine.upkeep.stats()["memories_total"] == 1
     if engine.journal is not None:
         versions = engine.journal.versions(a.id)
         assert [v.content for v in versions][0] == "The API is deployed with ArgoCD from the main branch."
@@ -166,7 +166,7 @@ def test_two_writers_racing_on_near_duplicates_make_one_memory(engine):
         t.join()
     assert sorted(o.action for o in outcomes) == [WriteAction.CREATED, WriteAction.REINFORCED]
     assert outcomes[0].id == outcomes[1].id
-    assert engine.stats()["memories_total"] == 1
+    assert engine.upkeep.stats()["memories_total"] == 1
 
 
 def test_episodes_are_recorded_verbatim_never_merged(engine):

@@ -73,7 +73,7 @@ async def test_entity_hub_lists_everything_about_an_entity(server, engine):
         a = await _call(c, "memorize", {"content": "src/billing/invoice.py computes VAT per line item"})
         b = await _call(c, "memorize", {"content": "Never call the tax API from src/billing/invoice.py in tests"})
         await _call(c, "memorize", {"content": "The user prefers short commit messages"})
-    about = engine.about_entity("src/billing/invoice.py")
+    about = engine.explore.about_entity("src/billing/invoice.py")
     assert {m.id for m in about} == {a["id"], b["id"]}
 
 

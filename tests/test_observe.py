@@ -6,14 +6,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mnemex.engine.write.classify import classify
-from mnemex.engine.write.entities import Entity, EntityType, extract_entities
-from mnemex.engine.write.foresight import plan_valid_until
+from mnemex.engine.write.observe.classify import classify
+from mnemex.engine.write.observe.entities import Entity, EntityType, extract_entities
+from mnemex.engine.write.observe.foresight import plan_valid_until
 from mnemex.engine.write.observe import observe
-from mnemex.engine.write.observer_config import DEFAULT_OBSERVER, ImportanceWeights
-from mnemex.engine.write.rewrite import split_atoms, third_person_verb, to_third_person
-from mnemex.engine.write.shape import ObserveFlag, information_density, measure
-from mnemex.engine.write.signals import read_channels
+from mnemex.config.observer import DEFAULT_OBSERVER, ImportanceWeights
+from mnemex.engine.write.observe.rewrite import split_atoms, third_person_verb, to_third_person
+from mnemex.engine.write.observe.shape import ObserveFlag, information_density, measure
+from mnemex.engine.write.observe.signals import read_channels
 from mnemex.models import MemoryKind as K
 
 NOW = datetime(2026, 3, 4, 10, 0, tzinfo=timezone.utc)  # a Wednesday

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mnemex.engine.write.redact import Finding, RedactionConfig, find_secrets, redact
+from mnemex.config.redaction import RedactionConfig
+from mnemex.engine.write.redact import Finding, find_secrets, redact
 
 CORPUS = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_corpus.jsonl").read_text().splitlines()
           if line.strip()]

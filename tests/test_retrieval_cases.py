@@ -108,7 +108,7 @@ def test_coding_bench_default_beats_single_signals(settings, embedder, name):
     superseded fact for current-state questions, and puts the memory first for nearly every
     unique code name pasted as the query."""
     from mnemex.engine.factory import build_engine
-    from mnemex.engine.retrieval.config import BM25_ONLY, DENSE_ONLY
+    from mnemex.config.retrieval import BM25_ONLY, DENSE_ONLY
 
     data = json.loads((Path(__file__).parents[1] / "benchmarks" / "data" / name).read_text())
     engine = build_engine(settings, default_project=data["project"], embedder=embedder)
@@ -130,7 +130,7 @@ def test_paraphrase_is_not_won_by_an_incidental_word(engine):
     answers it shares no word but means the same. The best BM25 match is semantically unrelated
     (`agreement_floor`) and half the question's words are in no memory (`vocabulary_floor`), so
     the embedding leads; with both rules off, the incidental match wins."""
-    from mnemex.engine.retrieval.config import DEFAULT
+    from mnemex.config.retrieval import DEFAULT
 
     data = {"now": DATA["now"], "project": DATA["project"], "memories": [
         {"key": "p_money", "kind": "decision", "days_ago": 30, "session": "p3",

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from mnemex.embed.sparse import expand_code_tokens
-from mnemex.engine.retrieval.config import DEFAULT, PLAIN_RRF, RECIPES, RetrievalConfig
+from mnemex.config.retrieval import DEFAULT, PLAIN_RRF, RECIPES, RetrievalConfig
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
 from mnemex.engine.retrieval.query import (
     Intent,
@@ -215,10 +215,10 @@ def test_query_entities_names_identifiers_paths_codes():
 def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matches():
     from mnemex.engine.retrieval.pipeline import _Candidate, _lean_on_embedding, _lexical_match_unrelated
     from mnemex.engine.retrieval.scoring import names_code
-    from mnemex.store.base import StoredHit
+    from mnemex.store.base import Hit
 
     def cand(bm25, cosine):
-        return _Candidate(hit=StoredHit(id="x", score=0.0, payload={}), cosine=cosine, bm25=bm25)
+        return _Candidate(hit=Hit("x", 0.0, {}), cosine=cosine, bm25=bm25)
 
     assert _lexical_match_unrelated({"a": cand(7.5, 0.05), "b": cand(0.0, 0.6)}, DEFAULT)
     assert not _lexical_match_unrelated({"a": cand(7.5, 0.35), "b": cand(0.0, 0.6)}, DEFAULT)

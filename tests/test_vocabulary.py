@@ -6,7 +6,7 @@ import pytest
 
 from mnemex.embed.sparse import SparseEncoder, plain_words
 from mnemex.embed.vocabulary import Vocabulary
-from mnemex.engine.retrieval.config import DEFAULT
+from mnemex.config.retrieval import DEFAULT
 from mnemex.models import MemoryKind, NewMemory
 
 MEMORIES = [
@@ -120,13 +120,13 @@ def test_an_existing_store_gets_its_vocabulary_built(settings, embedder) -> None
 
     eng = build_engine(settings, default_project="/p", embedder=embedder)
     try:
-        assert eng.wait_vocabulary(timeout=60)
+        assert eng.upkeep.wait_vocabulary(timeout=60)
         assert eng.vocabulary.complete and "jobs" in eng.vocabulary and "windowsill" in eng.vocabulary
     finally:
         eng.close()
     eng = build_engine(settings, default_project="/p", embedder=embedder)   # no rebuild the next time
     try:
-        assert eng._vocabulary_build is None and "jobs" in eng.vocabulary
+        assert eng.upkeep._vocabulary_build is None and "jobs" in eng.vocabulary
     finally:
         eng.close()
 
@@ -136,9 +136,9 @@ def test_reindex_relearns_the_vocabulary(engine) -> None:
         engine.memorize(NewMemory(content=text, kind=MemoryKind.EPISODE))
     engine.vocabulary.clear()
     assert "jobs" not in engine.vocabulary
-    engine.reindex()
+    engine.upkeep.reindex()
     assert "jobs" in engine.vocabulary and engine.vocabulary.complete
-    stats = engine.stats()
+    stats = engine.upkeep.stats()
     assert stats["vocabulary_words"] == len(engine.vocabulary) > 0 and stats["vocabulary_complete"]
 
 

@@ -309,7 +309,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         if acc.local:
             from mnemex.tools.memory_tools import memory_hit
 
-            earlier, anchor, later = acc.engine.timeline(args.id, before=args.before, after=args.after)
+            earlier, anchor, later = acc.engine.explore.timeline(args.id, before=args.before, after=args.after)
             out = {"anchor": memory_hit(anchor).model_dump(mode="json"),
                    "earlier": [memory_hit(m).model_dump(mode="json") for m in earlier],
                    "later": [memory_hit(m).model_dump(mode="json") for m in later]}
@@ -330,7 +330,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         if acc.local:
             from mnemex.tools.memory_tools import memory_hit
 
-            h = acc.engine.history(args.id)
+            h = acc.engine.explore.history(args.id)
             out = {"id": args.id,
                    "versions": [{"version": v.version, "at": v.ts.isoformat(), "content": v.content,
                                  "reason": v.reason} for v in h["versions"]],
@@ -355,7 +355,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     settings = _settings()
     with store_access(settings) as acc:
-        stats = acc.engine.stats() if acc.local else acc.call("memory_stats", {})
+        stats = acc.engine.upkeep.stats() if acc.local else acc.call("memory_stats", {})
     stats = {"data_dir": str(settings.data_dir), "backend": "qdrant" if settings.store.url else "qdrant-edge", **stats}
     if args.json:
         print(json.dumps(stats, indent=1))
@@ -414,7 +414,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         print(f"reindexed {done}/{total}", file=sys.stderr, flush=True)
 
     with store_access(settings, require_local=True) as acc:
-        n = acc.engine.reindex(dense=args.dense, progress=progress)
+        n = acc.engine.upkeep.reindex(dense=args.dense, progress=progress)
     print(f"reindexed {n} memories ({'BM25 and embeddings' if args.dense else 'BM25'})", file=sys.stderr)
     return 0
 

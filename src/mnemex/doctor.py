@@ -38,10 +38,10 @@ def run_doctor() -> int:
     settings_box: list = []
 
     def config() -> str:
-        from mnemex.config import _config_file_path, load_settings
+        from mnemex.config import config_file_path, load_settings
 
         settings_box.append(load_settings())
-        path = _config_file_path()
+        path = config_file_path()
         used = f"{path}" if path and path.is_file() else "no config file (defaults + MNEMEX_* env)"
         return used
 
@@ -113,7 +113,7 @@ def run_doctor() -> int:
 
         engine = build_engine(settings)
         try:
-            stats = engine.stats()
+            stats = engine.upkeep.stats()
         finally:
             engine.close()
         where = settings.store.url or settings.store_dir

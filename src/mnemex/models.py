@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-MAX_CONTENT_CHARS = 20_000
 
 
 def utcnow() -> datetime:
@@ -171,6 +170,14 @@ class NewMemory(BaseModel):
     valid_from: datetime | None = None
     valid_until: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SparseVec:
+    """A BM25 vector: token ids and their weights. The encoders make it, the store keeps it."""
+
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
 
 
 class MemoryChanges(BaseModel):

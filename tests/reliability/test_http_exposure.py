@@ -130,11 +130,11 @@ def test_a_wildcard_bind_demands_the_token_even_through_loopback(settings, engin
             raw = post(url, **({"Authorization": f"Bearer {offered}"} if offered else {}))
             assert raw.status_code == 401 and raw.headers["www-authenticate"].startswith("Bearer ")
         assert post(url, Authorization=f"Basic {token}").status_code == 401
-        assert engine.stats()["memories_total"] == 0        # nothing was written without the token
+        assert engine.upkeep.stats()["memories_total"] == 0        # nothing was written without the token
         out = use_store(url, token)
         assert out["made"]["action"] == "created"
         assert out["found"]["results"][0]["id"] == out["made"]["id"]
-        assert engine.stats()["memories_total"] == 1
+        assert engine.upkeep.stats()["memories_total"] == 1
 
 
 def test_off_loopback_host_and_origin_follow_the_allow_lists(settings, engine):
@@ -201,7 +201,7 @@ def test_an_oversized_body_gets_413_with_the_limit_and_how_to_raise_it(settings,
         with pytest.raises(BaseException) as info:
             asyncio.run(write_big())
         assert "server.max_request_bytes" in _mcp_error(info.value).error.message  # the client sees why
-        assert engine.stats()["memories_total"] == 0
+        assert engine.upkeep.stats()["memories_total"] == 0
 
 
 def test_a_burst_over_the_rate_limit_gets_429_with_retry_after(settings, engine):

@@ -121,6 +121,6 @@ def test_a_loose_store_is_tightened_on_open_and_by_doctor(tmp_path, embedder) ->
     engine = build_engine(store.settings, default_project=str(store.project), embedder=embedder)
     try:
         assert _loose(store.data_dir) == []
-        assert engine.stats()["memories_total"] == 1
+        assert engine.upkeep.stats()["memories_total"] == 1
     finally:
         engine.close()

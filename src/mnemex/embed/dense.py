@@ -17,9 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
+from mnemex.config.settings import DEFAULT_MODEL
 from mnemex.errors import EmbeddingModelError
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DEFAULT_MODEL_VARIANT = "onnx-int8"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")

@@ -10,7 +10,7 @@ import re
 
 from qdrant_edge import Bm25, Bm25Config
 
-from mnemex.store.base import SparseVec
+from mnemex.models import SparseVec
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 # identifiers with an inner case change: parseConfig, HTTPServer, getHTTPResponse, Http2Server

@@ -11,7 +11,7 @@ from mnemex.config import Settings
 from mnemex.embed.dense import FastEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
-from mnemex.engine.service import EngineLimits, MemoryEngine
+from mnemex.engine.service import MemoryEngine
 from mnemex.private import cannot_write, private_dir, private_umask, tighten
 from mnemex.store import open_store
 from mnemex.store.journal import Journal
@@ -49,17 +49,15 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
     dense = embedder or build_embedder(settings)
     store = open_store(url=settings.store.url, api_key=settings.store.api_key, path=settings.store_dir,
                        collection=settings.store.collection, dim=dense.identity.dim)
-    limits = EngineLimits(max_content_chars=settings.limits.max_content_chars,
-                          max_results=settings.limits.max_results,
-                          optimize_every=settings.store.optimize_every,
-                          min_free_bytes=settings.limits.min_free_disk_mb * 2**20)
     journal = vocabulary = None
     try:
         journal = Journal(settings.journal_path, level=settings.audit.level)
         sparse = SparseEncoder(settings.store.bm25_avg_len)
         vocabulary = Vocabulary(dense, sparse, settings.vocabulary_path)
-        return MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=limits,
-                            default_project=default_project, vocabulary=vocabulary, data_dir=settings.data_dir)
+        return MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=settings.limits,
+                            optimize_every=settings.store.optimize_every, default_project=default_project,
+                            vocabulary=vocabulary, data_dir=settings.data_dir, gate=settings.gate,
+                            observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction)
     except BaseException:
         store.close()
         for part in (journal, vocabulary):

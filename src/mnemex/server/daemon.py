@@ -140,11 +140,11 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
             return
         idle = activity.idle_for()
         leaving = bool(idle_exit) and idle >= idle_exit
-        if (idle >= IDLE_OPTIMIZE_SECONDS or leaving) and time.monotonic() >= retry_at and engine.needs_optimize():
+        if (idle >= IDLE_OPTIMIZE_SECONDS or leaving) and time.monotonic() >= retry_at and engine.upkeep.needs_optimize():
             log.info("idle: optimizing the index")
             started = time.monotonic()
             try:
-                await asyncio.to_thread(engine.optimize)
+                await asyncio.to_thread(engine.upkeep.optimize)
                 log.info("optimized in %.1f s", time.monotonic() - started)
             except Exception:  # keep serving; searches work unoptimized, try again later
                 log.exception("optimize failed; retrying in %.0f s", OPTIMIZE_RETRY_SECONDS)

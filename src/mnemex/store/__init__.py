@@ -10,26 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnemex.store.base import (
-    DENSE_VECTOR,
-    INDEXED_FIELDS,
-    OPEN_END_TS,
-    SPARSE_VECTOR,
-    HybridQuery,
-    MemoryStore,
-    PointRecord,
-    SparseVec,
-    StoredHit,
-)
+from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, MemoryStore, StoredPoint, VectorQuery
 from mnemex.store.edge import EdgeStore
 
 if TYPE_CHECKING:
     from mnemex.store.remote import RemoteStore
 
 __all__ = [
-    "DENSE_VECTOR", "INDEXED_FIELDS", "OPEN_END_TS", "SPARSE_VECTOR",
-    "EdgeStore", "HybridQuery", "MemoryStore", "PointRecord", "RemoteStore",
-    "SparseVec", "StoredHit", "open_store",
+    "DENSE_VECTOR", "SPARSE_VECTOR", "EdgeStore", "Hit", "MemoryStore", "RemoteStore", "StoredPoint",
+    "VectorQuery", "open_store",
 ]
 
 

@@ -1,112 +1,132 @@
 """The store interface: what the engine needs from a vector store, nothing about MCP.
 
-Two implementations: `EdgeStore` (embedded Qdrant Edge, default) and `RemoteStore`
-(Qdrant server/cluster through qdrant-client). Both hold one collection of points,
-each with a named dense vector `dense` (cosine) and a named sparse vector `bm25`
-(IDF modifier), and a payload written by the engine (see `payload.py`).
+It speaks Memory: a point goes in as a memory with its dense and BM25 vectors (`StoredPoint`)
+and comes out as a `Hit` whose memory is decoded on first use. How a memory is laid out in a
+payload (`_payload.py`) stays inside `store/`.
+
+Two implementations: `EdgeStore` (embedded Qdrant Edge, default) and `RemoteStore` (Qdrant
+server/cluster through qdrant-client). Both hold one collection of points, each with a named
+dense vector `dense` (cosine) and a named sparse vector `bm25` (IDF modifier).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol, Sequence
 
-from mnemex.models import MemoryFilter
+from mnemex.errors import InvalidInputError
+from mnemex.models import Memory, MemoryFilter, SparseVec
+from mnemex.store._payload import payload_to_memory
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
 
-#: Payload fields the store indexes for filtering, with their index type.
-INDEXED_FIELDS: dict[str, str] = {
-    "kind": "keyword",
-    "scope": "keyword",
-    "project": "keyword",
-    "tags": "keyword",
-    "status": "keyword",
-    "session_id": "keyword",
-    "entities": "keyword",
-    "created_ts": "float",
-    "valid_from_ts": "float",
-    "valid_until_ts": "float",
-    "recorded_ts": "float",
-}
-
-#: valid_until_ts of a memory that is still valid (year 3000), so "current" is one range test.
-OPEN_END_TS = 32_503_680_000.0
-
 
 @dataclass(frozen=True, slots=True)
-class SparseVec:
-    indices: tuple[int, ...]
-    values: tuple[float, ...]
+class StoredPoint:
+    """One memory as it is written: the memory and its two vectors."""
 
-
-@dataclass(frozen=True, slots=True)
-class PointRecord:
-    """One memory as the store sees it: id (UUID string), vectors, payload."""
-
-    id: str
+    memory: Memory
     dense: Sequence[float]
     sparse: SparseVec
-    payload: dict[str, Any]
+
+
+class Hit:
+    """One point the store returned: its id, score, memory (decoded from the payload when first
+    read) and, when asked, its dense vector. The few fields the read path needs for every
+    candidate (`session_id`, `created_ts`, `content`) are read without decoding the memory."""
+
+    __slots__ = ("id", "score", "dense", "_payload", "_memory")
+
+    def __init__(self, id: str, score: float, payload: dict[str, Any], dense: Sequence[float] | None = None):
+        self.id = id
+        self.score = score
+        self.dense = dense
+        self._payload = payload
+        self._memory: Memory | None = None
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            self._memory = payload_to_memory(self._payload)
+        return self._memory
+
+    @property
+    def session_id(self) -> str | None:
+        sid = self._payload.get("session_id")
+        return str(sid) if sid else None
+
+    @property
+    def created_ts(self) -> float:
+        """When the memory happened, in epoch seconds."""
+        return float(self._payload.get("created_ts") or 0.0)
+
+    @property
+    def order_key(self) -> tuple[float, float, str]:
+        """(created, recorded, id): the order of a session's memories."""
+        return self.created_ts, float(self._payload.get("recorded_ts") or 0.0), self.id
+
+    @property
+    def content(self) -> str:
+        return str(self._payload.get("content", ""))
+
+    def __repr__(self) -> str:
+        return f"Hit(id={self.id!r}, score={self.score:.4f})"
 
 
 @dataclass(frozen=True, slots=True)
-class StoredHit:
-    id: str
-    score: float
-    payload: dict[str, Any]
+class VectorQuery:
+    """Nearest points to one vector, dense or BM25 (exactly one), among those `filter` lets through."""
+
     dense: Sequence[float] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HybridQuery:
-    """A candidate-generation request: dense and/or BM25 prefetches fused by weighted RRF."""
-
-    dense: Sequence[float] | None
-    sparse: SparseVec | None
+    sparse: SparseVec | None = None
     filter: MemoryFilter = field(default_factory=MemoryFilter)
     limit: int = 10
-    candidates: int = 50          # per-prefetch limit
-    dense_weight: float = 1.0
-    sparse_weight: float = 1.0
-    rrf_k: int = 60
     with_vectors: bool = False
 
+    def __post_init__(self) -> None:
+        if (self.dense is None) == (self.sparse is None):
+            raise InvalidInputError("a vector query needs exactly one of a dense or a sparse vector")
+
     @classmethod
-    def term(cls, token: int, filter: MemoryFilter, value: float = 1.0) -> "HybridQuery":
+    def term(cls, token: int, filter: MemoryFilter, value: float = 1.0) -> "VectorQuery":
         """Does any memory under `filter` hold this one BM25 token? (limit 1)"""
-        return cls(dense=None, sparse=SparseVec((token,), (value,)), filter=filter, limit=1)
+        return cls(sparse=SparseVec((token,), (value,)), filter=filter, limit=1)
 
 
 class MemoryStore(Protocol):
     """What every backend provides. Calls are blocking; the engine runs them in worker threads."""
 
-    def upsert(self, points: Sequence[PointRecord]) -> None: ...
+    def upsert(self, points: Sequence[StoredPoint]) -> None: ...
 
-    def set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
-        """Merge `payload` into the point's payload (keys not given stay)."""
+    def save(self, memory: Memory) -> None:
+        """Replace the stored memory of an existing point, vectors unchanged; NotFoundError if absent."""
 
-    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredHit]:
+    def mark_accessed(self, memory_id: str, access_count: int, at: datetime) -> None:
+        """Record a read of a memory (its access count and time) without rewriting the rest."""
+
+    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
         """Points by id, in the order asked, missing ids skipped."""
 
     def delete(self, ids: Sequence[str]) -> None: ...
 
-    def query(self, request: HybridQuery) -> list[StoredHit]:
-        """Fused candidates, best first; score is the (weighted) RRF score, or the raw score with one prefetch."""
+    def query(self, request: VectorQuery) -> list[Hit]:
+        """Nearest points first; score is the cosine (dense) or the BM25 score (sparse)."""
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
         """Cosine similarity of `dense` to each of `ids` (for re-scoring fused candidates)."""
 
     def scroll(self, filter: MemoryFilter, *, limit: int = 256, offset: str | None = None,
-               with_vectors: bool = False) -> tuple[list[StoredHit], str | None]:
+               with_vectors: bool = False) -> tuple[list[Hit], str | None]:
         """A page of points matching `filter`, and the offset of the next page (None at the end)."""
 
     def count(self, filter: MemoryFilter) -> int: ...
 
-    def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
-                limit: int = 20) -> list[StoredHit]:
-        """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""
+    def ordered(self, filter: MemoryFilter, *, by: str = "created_at", descending: bool = False,
+                limit: int = 20) -> list[Hit]:
+        """Up to `limit` points matching `filter`, sorted by the memory field `by`
+        (created_at, recorded_at or valid_from)."""
 
     def read_identity(self) -> dict[str, Any] | None:
         """The embedding identity recorded with the collection, None for a new collection."""

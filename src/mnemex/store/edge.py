@@ -11,28 +11,21 @@ import os
 import shutil
 import tempfile
 import threading
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
 import qdrant_edge as qe
 
 from mnemex.errors import (
-    InvalidInputError,
     MnemexError,
     ModelMismatchError,
     NotFoundError,
     StoreLockedError,
 )
-from mnemex.models import MemoryFilter
-from mnemex.store.base import (
-    DENSE_VECTOR,
-    INDEXED_FIELDS,
-    SPARSE_VECTOR,
-    HybridQuery,
-    PointRecord,
-    SparseVec,
-    StoredHit,
-)
+from mnemex.models import Memory, MemoryFilter, SparseVec
+from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
+from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
 from mnemex.store.filters import (
     AnyOf,
     Condition,
@@ -45,7 +38,7 @@ from mnemex.store.filters import (
     check_points,
     conditions_for,
     in_asked_order,
-    rrf_weights,
+    order_field,
     to_hit,
 )
 
@@ -230,19 +223,26 @@ class EdgeStore:
 
     # -- writes ----------------------------------------------------------------------
 
-    def upsert(self, points: Sequence[PointRecord]) -> None:
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
         if not points:
             return
         check_points(points, self.dim)
         ops = [
-            qe.Point(canonical_id(p.id),
+            qe.Point(canonical_id(p.memory.id),
                      {DENSE_VECTOR: [float(x) for x in p.dense], SPARSE_VECTOR: _sparse(p.sparse)},
-                     dict(p.payload))
+                     memory_to_payload(p.memory))
             for p in points
         ]
         self._live().update(qe.UpdateOperation.upsert_points(ops))
 
-    def set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
+    def save(self, memory: Memory) -> None:
+        """Replace the stored memory of an existing point (vectors unchanged); NotFoundError if absent."""
+        self._set_payload(memory.id, memory_to_payload(memory))
+
+    def mark_accessed(self, memory_id: str, access_count: int, at: datetime) -> None:
+        self._set_payload(memory_id, access_payload(access_count, at))
+
+    def _set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
         """Merge `payload` into the point's payload; NotFoundError if the point does not exist."""
         pid = canonical_id(point_id)
         try:
@@ -259,7 +259,7 @@ class EdgeStore:
 
     # -- reads -----------------------------------------------------------------------
 
-    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredHit]:
+    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
         if not ids:
             return []
         wanted = canonical_ids(ids)
@@ -267,29 +267,15 @@ class EdgeStore:
                                         with_vector=[DENSE_VECTOR] if with_vectors else False)
         return in_asked_order((to_hit(r, 1.0, with_vectors) for r in records), wanted)
 
-    def query(self, request: HybridQuery) -> list[StoredHit]:
-        """Best first. With both vectors: RRF (weighted if the weights are not both 1) over a dense
-        and a BM25 prefetch of `candidates` each; with one vector: plain search, raw scores."""
-        flt = edge_filter(request.filter)
-        searches = []
+    def query(self, request: VectorQuery) -> list[Hit]:
+        """Nearest points to the one vector of `request`, best first, with raw scores."""
         if request.dense is not None:
-            searches.append(qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR))
-        if request.sparse is not None:
-            searches.append(qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR))
-        if not searches:
-            raise InvalidInputError("a query needs a dense or a sparse vector")
-        with_vector = [DENSE_VECTOR] if request.with_vectors else False
-        if len(searches) == 1:
-            req = qe.QueryRequest(limit=request.limit, query=searches[0], filter=flt,
-                                  with_payload=True, with_vector=with_vector)
+            search = qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR)
         else:
-            weights = rrf_weights(request.dense_weight, request.sparse_weight)
-            req = qe.QueryRequest(
-                limit=request.limit,
-                prefetches=[qe.Prefetch(limit=request.candidates, query=q, filter=flt) for q in searches],
-                query=qe.Fusion.Rrf(k=request.rrf_k, weights=weights),
-                with_payload=True, with_vector=with_vector,
-            )
+            search = qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR)
+        req = qe.QueryRequest(limit=request.limit, query=search, filter=edge_filter(request.filter),
+                              with_payload=True,
+                              with_vector=[DENSE_VECTOR] if request.with_vectors else False)
         return [to_hit(p, p.score, request.with_vectors) for p in self._live().query(req)]
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
@@ -307,7 +293,7 @@ class EdgeStore:
         return {asked[str(p.id)]: float(p.score) for p in self._live().query(req)}
 
     def scroll(self, filter: MemoryFilter, *, limit: int = 256, offset: str | None = None,
-               with_vectors: bool = False) -> tuple[list[StoredHit], str | None]:
+               with_vectors: bool = False) -> tuple[list[Hit], str | None]:
         """Points in id order from `offset` on; pass the returned offset to get the next page."""
         records, next_offset = self._live().scroll(qe.ScrollRequest(
             offset=canonical_id(offset) if offset is not None else None,
@@ -317,13 +303,13 @@ class EdgeStore:
         hits = [to_hit(r, 1.0, with_vectors) for r in records]
         return hits, (str(next_offset) if next_offset is not None else None)
 
-    def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
-                limit: int = 20) -> list[StoredHit]:
-        """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""
+    def ordered(self, filter: MemoryFilter, *, by: str = "created_at", descending: bool = False,
+                limit: int = 20) -> list[Hit]:
+        """Up to `limit` points matching `filter`, sorted by the memory field `by`."""
         direction = qe.Direction.Desc if descending else qe.Direction.Asc
         records, _ = self._live().scroll(qe.ScrollRequest(
             limit=limit, filter=edge_filter(filter), with_payload=True, with_vector=False,
-            order_by=qe.OrderBy(key, direction=direction),
+            order_by=qe.OrderBy(order_field(by), direction=direction),
         ))
         return [to_hit(r, 1.0, False) for r in records]
 

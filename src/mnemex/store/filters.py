@@ -1,5 +1,5 @@
 """What both store backends share: `MemoryFilter` as a neutral condition tree, id checks,
-point checks and the record → `StoredHit` conversion.
+point checks and the record → `Hit` conversion.
 
 Each backend renders the tree into its own filter type with one small recursive
 function, so the meaning of a filter (scope/project rules, validity modes) lives here once.
@@ -15,7 +15,8 @@ from typing import Any, Iterable, Sequence, Union
 
 from mnemex.errors import InvalidInputError
 from mnemex.models import MemoryFilter, Scope, ValidityMode
-from mnemex.store.base import DENSE_VECTOR, PointRecord, StoredHit
+from mnemex.store._payload import ORDER_FIELDS
+from mnemex.store.base import DENSE_VECTOR, Hit, StoredPoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,36 +118,35 @@ def canonical_ids(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(canonical_id(i) for i in ids)
 
 
-def check_points(points: Sequence[PointRecord], dim: int) -> None:
+def check_points(points: Sequence[StoredPoint], dim: int) -> None:
     """InvalidInputError unless every point has a UUID id, a `dim`-long dense vector and a valid sparse one."""
     for p in points:
-        canonical_id(p.id)
+        canonical_id(p.memory.id)
         if len(p.dense) != dim:
-            raise InvalidInputError(f"point {p.id}: dense vector has {len(p.dense)} dimensions, store has {dim}")
+            raise InvalidInputError(f"point {p.memory.id}: dense vector has {len(p.dense)} dimensions, store has {dim}")
         if len(p.sparse.indices) != len(p.sparse.values):
-            raise InvalidInputError(f"point {p.id}: sparse vector has {len(p.sparse.indices)} indices "
+            raise InvalidInputError(f"point {p.memory.id}: sparse vector has {len(p.sparse.indices)} indices "
                                     f"but {len(p.sparse.values)} values")
 
 
-def rrf_weights(dense_weight: float, sparse_weight: float) -> list[float] | None:
-    """Weights for the [dense, sparse] prefetches, None when plain RRF gives the same result."""
-    if dense_weight < 0 or sparse_weight < 0:
-        raise InvalidInputError("RRF weights must not be negative")
-    if dense_weight == 1.0 and sparse_weight == 1.0:
-        return None
-    return [float(dense_weight), float(sparse_weight)]
+def order_field(by: str) -> str:
+    """The indexed payload field that orders points by the memory field `by`."""
+    try:
+        return ORDER_FIELDS[by]
+    except KeyError:
+        raise InvalidInputError(f"cannot order by {by!r}: use one of {', '.join(ORDER_FIELDS)}") from None
 
 
-def to_hit(record: Any, score: float, with_vectors: bool) -> StoredHit:
-    """A backend record or scored point (with `.id`, `.payload`, `.vector`) as a `StoredHit`."""
+def to_hit(record: Any, score: float, with_vectors: bool) -> Hit:
+    """A backend record or scored point (with `.id`, `.payload`, `.vector`) as a `Hit`."""
     dense = None
     if with_vectors and isinstance(record.vector, dict):
         dense = record.vector.get(DENSE_VECTOR)
         dense = list(dense) if dense is not None else None
-    return StoredHit(id=str(record.id), score=float(score), payload=dict(record.payload or {}), dense=dense)
+    return Hit(str(record.id), float(score), dict(record.payload or {}), dense)
 
 
-def in_asked_order(hits: Iterable[StoredHit], ids: Sequence[str]) -> list[StoredHit]:
+def in_asked_order(hits: Iterable[Hit], ids: Sequence[str]) -> list[Hit]:
     """`hits` reordered to follow `ids` (canonical), ids without a hit skipped."""
     by_id = {h.id: h for h in hits}
     return [by_id[i] for i in ids if i in by_id]

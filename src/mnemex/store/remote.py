@@ -11,21 +11,15 @@ import contextlib
 import json
 import threading
 import warnings
+from datetime import datetime
 from typing import Any, Sequence
 
 from qdrant_client import QdrantClient, models
 
-from mnemex.errors import ConfigError, InvalidInputError, ModelMismatchError, NotFoundError
-from mnemex.models import MemoryFilter
-from mnemex.store.base import (
-    DENSE_VECTOR,
-    INDEXED_FIELDS,
-    SPARSE_VECTOR,
-    HybridQuery,
-    PointRecord,
-    SparseVec,
-    StoredHit,
-)
+from mnemex.errors import ConfigError, ModelMismatchError, NotFoundError
+from mnemex.models import Memory, MemoryFilter, SparseVec
+from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
+from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
 from mnemex.store.filters import (
     AnyOf,
     Condition,
@@ -38,7 +32,7 @@ from mnemex.store.filters import (
     check_points,
     conditions_for,
     in_asked_order,
-    rrf_weights,
+    order_field,
     to_hit,
 )
 
@@ -157,22 +151,29 @@ class RemoteStore:
 
     # -- writes ----------------------------------------------------------------------
 
-    def upsert(self, points: Sequence[PointRecord]) -> None:
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
         if not points:
             return
         check_points(points, self.dim)
         structs = [
             models.PointStruct(
-                id=canonical_id(p.id),
+                id=canonical_id(p.memory.id),
                 vector={DENSE_VECTOR: [float(x) for x in p.dense], SPARSE_VECTOR: _sparse(p.sparse)},
-                payload=dict(p.payload),
+                payload=memory_to_payload(p.memory),
             )
             for p in points
         ]
         with self._lock:
             self._client.upsert(self.collection, points=structs, wait=True)
 
-    def set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
+    def save(self, memory: Memory) -> None:
+        """Replace the stored memory of an existing point (vectors unchanged); NotFoundError if absent."""
+        self._set_payload(memory.id, memory_to_payload(memory))
+
+    def mark_accessed(self, memory_id: str, access_count: int, at: datetime) -> None:
+        self._set_payload(memory_id, access_payload(access_count, at))
+
+    def _set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
         """Merge `payload` into the point's payload; NotFoundError if the point does not exist."""
         pid = canonical_id(point_id)
         with self._lock:
@@ -191,7 +192,7 @@ class RemoteStore:
 
     # -- reads -----------------------------------------------------------------------
 
-    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredHit]:
+    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
         if not ids:
             return []
         wanted = canonical_ids(ids)
@@ -200,32 +201,17 @@ class RemoteStore:
                                             with_vectors=[DENSE_VECTOR] if with_vectors else False)
         return in_asked_order((to_hit(r, 1.0, with_vectors) for r in records), wanted)
 
-    def query(self, request: HybridQuery) -> list[StoredHit]:
-        """Best first. With both vectors: RRF (weighted if the weights are not both 1) over a dense
-        and a BM25 prefetch of `candidates` each; with one vector: plain search, raw scores."""
-        flt = remote_filter(request.filter)
-        searches: list[tuple[Any, str]] = []
+    def query(self, request: VectorQuery) -> list[Hit]:
+        """Nearest points to the one vector of `request`, best first, with raw scores."""
         if request.dense is not None:
-            searches.append(([float(x) for x in request.dense], DENSE_VECTOR))
-        if request.sparse is not None:
-            searches.append((_sparse(request.sparse), SPARSE_VECTOR))
-        if not searches:
-            raise InvalidInputError("a query needs a dense or a sparse vector")
-        common = dict(limit=request.limit, with_payload=True,
-                      with_vectors=[DENSE_VECTOR] if request.with_vectors else False)
-        if len(searches) == 1:
-            (vector, using), = searches
-            kwargs = dict(query=vector, using=using, query_filter=flt, **common)
+            vector, using = [float(x) for x in request.dense], DENSE_VECTOR
         else:
-            weights = rrf_weights(request.dense_weight, request.sparse_weight)
-            kwargs = dict(
-                prefetch=[models.Prefetch(query=v, using=u, filter=flt, limit=request.candidates)
-                          for v, u in searches],
-                query=models.RrfQuery(rrf=models.Rrf(k=request.rrf_k, weights=weights)),
-                **common,
-            )
+            vector, using = _sparse(request.sparse), SPARSE_VECTOR
         with self._lock:
-            points = self._client.query_points(self.collection, **kwargs).points
+            points = self._client.query_points(
+                self.collection, query=vector, using=using, query_filter=remote_filter(request.filter),
+                limit=request.limit, with_payload=True,
+                with_vectors=[DENSE_VECTOR] if request.with_vectors else False).points
         return [to_hit(p, p.score, request.with_vectors) for p in points]
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
@@ -244,7 +230,7 @@ class RemoteStore:
         return {asked[str(p.id)]: float(p.score) for p in points}
 
     def scroll(self, filter: MemoryFilter, *, limit: int = 256, offset: str | None = None,
-               with_vectors: bool = False) -> tuple[list[StoredHit], str | None]:
+               with_vectors: bool = False) -> tuple[list[Hit], str | None]:
         """Points in id order from `offset` on; pass the returned offset to get the next page."""
         with self._lock:
             records, next_offset = self._client.scroll(
@@ -259,10 +245,11 @@ class RemoteStore:
         """Nothing to do from the client: a Qdrant server drops deleted points when it optimizes
         its segments and its WAL retention expires (see the server's configuration)."""
 
-    def ordered(self, filter: MemoryFilter, *, key: str, descending: bool = False,
-                limit: int = 20) -> list[StoredHit]:
-        """Up to `limit` points matching `filter`, sorted by the indexed float field `key`."""
-        order = models.OrderBy(key=key, direction=models.Direction.DESC if descending else models.Direction.ASC)
+    def ordered(self, filter: MemoryFilter, *, by: str = "created_at", descending: bool = False,
+                limit: int = 20) -> list[Hit]:
+        """Up to `limit` points matching `filter`, sorted by the memory field `by`."""
+        order = models.OrderBy(key=order_field(by),
+                               direction=models.Direction.DESC if descending else models.Direction.ASC)
         with self._lock:
             records, _ = self._client.scroll(self.collection, scroll_filter=remote_filter(filter), limit=limit,
                                              with_payload=True, with_vectors=False, order_by=order)

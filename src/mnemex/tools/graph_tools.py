@@ -34,7 +34,7 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
     ) -> TimelineResult:
         """Show what was recorded just before and after a memory, to see the context of a search hit without loading everything."""
         with mcp_errors():
-            earlier, anchor, later = await rt.run(rt.engine.timeline, id, before=before, after=after,
+            earlier, anchor, later = await rt.run(rt.engine.explore.timeline, id, before=before, after=after,
                                                   include_history=include_history)
         return TimelineResult(anchor=memory_hit(anchor), earlier=[memory_hit(m) for m in earlier],
                               later=[memory_hit(m) for m in later])
@@ -43,7 +43,7 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
     async def memory_history(id: MemoryId) -> HistoryResult:
         """Show a memory's earlier versions, the chain of memories it superseded or was superseded by, and its audit trail."""
         with mcp_errors():
-            h = await rt.run(rt.engine.history, id)
+            h = await rt.run(rt.engine.explore.history, id)
         return HistoryResult(
             id=h["memory"].id,
             versions=[Version(version=v.version, at=v.ts, content=v.content, reason=v.reason) for v in h["versions"]],
@@ -55,7 +55,7 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
     async def link_memories(src: MemoryId, dst: MemoryId, relation: RelationName) -> LinkResult:
         """Record that one memory causes, elaborates, contradicts, supersedes or relates to another, so later searches can follow the link."""
         with mcp_errors():
-            await rt.run(rt.engine.link, src, dst, relation)
+            await rt.run(rt.engine.explore.link, src, dst, relation)
         return LinkResult(src=src, dst=dst, relation=relation)
 
     @server.tool(title="Related memories", annotations=hints(read_only=True, destructive=False, idempotent=True))
@@ -74,10 +74,10 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
             raise MCPError(code=INVALID_PARAMS, message="give exactly one of id or entity")
         with mcp_errors():
             if entity is not None:
-                found: list[Memory] = await rt.run(rt.engine.about_entity, entity)
+                found: list[Memory] = await rt.run(rt.engine.explore.about_entity, entity)
                 results = [RelatedHit(memory=memory_hit(m), hops=1, relation="mentions", path=[m.id]) for m in found]
             else:
-                walk = await rt.run(rt.engine.related, id, max_hops=max_hops, types=relations or None)
+                walk = await rt.run(rt.engine.explore.related, id, max_hops=max_hops, types=relations or None)
                 results = [RelatedHit(memory=memory_hit(m), hops=h, relation=rel, path=list(p))
                            for m, h, p, rel in walk]
         return RelatedResult(results=results, count=len(results))

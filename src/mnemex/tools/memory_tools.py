@@ -11,7 +11,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mnemex.engine.retrieval.pipeline import RankedMemory
-from mnemex.engine.service import memory_id_of
+from mnemex.engine.ids import memory_id_of
 from mnemex.engine.tokens import estimate_tokens
 from mnemex.models import (
     Memory,
@@ -156,5 +156,5 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
     async def memory_stats() -> StatsResult:
         """Counts of stored memories (current, invalidated) and the embedding model; use to check the memory is working."""
         with mcp_errors():
-            stats = await rt.run(rt.engine.stats)
+            stats = await rt.run(rt.engine.upkeep.stats)
         return StatsResult(**stats)

@@ -1,6 +1,6 @@
 """The read path: gate, route, expand, hybrid candidates, fuse, propagate, re-score, diversify."""
 
-from mnemex.engine.retrieval.config import (
+from mnemex.config.retrieval import (
     BM25_ONLY,
     DEFAULT,
     DENSE_ONLY,

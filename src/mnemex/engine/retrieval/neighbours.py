@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
 from mnemex.models import MemoryFilter, ValidityMode
-from mnemex.store.base import MemoryStore, StoredHit
+from mnemex.store.base import Hit, MemoryStore
 
 #: How far around the hits a session too large to cache is read.
 WINDOW = timedelta(hours=12)
@@ -29,15 +29,10 @@ class _Timeline:
     position: dict[str, int]
 
 
-def _order_key(hit: StoredHit) -> tuple[float, float, str]:
-    p = hit.payload
-    return (float(p.get("created_ts") or 0.0), float(p.get("recorded_ts") or 0.0), hit.id)
-
-
-def _build(members: list[StoredHit], count: int) -> _Timeline:
-    members.sort(key=_order_key)
+def _build(members: list[Hit], count: int) -> _Timeline:
+    members.sort(key=lambda h: h.order_key)
     ids = tuple(h.id for h in members)
-    asks = tuple("?" in str(h.payload.get("content", "")) for h in members)
+    asks = tuple("?" in h.content for h in members)
     return _Timeline(count=count, ids=ids, asks=asks, position={k: i for i, k in enumerate(ids)})
 
 
@@ -50,13 +45,12 @@ class TimelineCache:
         self._max_sessions = max_sessions
         self._max_cached = max_cached
 
-    def links(self, store: MemoryStore, hits: Iterable[StoredHit]) -> "Links":
+    def links(self, store: MemoryStore, hits: Iterable[Hit]) -> "Links":
         """prev/next/asks for every memory of the sessions `hits` belong to."""
         by_session: dict[str, list[float]] = {}
         for h in hits:
-            sid = h.payload.get("session_id")
-            if sid:
-                by_session.setdefault(str(sid), []).append(float(h.payload.get("created_ts") or 0.0))
+            if h.session_id:
+                by_session.setdefault(h.session_id, []).append(h.created_ts)
         links = Links()
         for sid, stamps in by_session.items():
             timeline = self._timeline(store, sid, stamps)
@@ -80,7 +74,7 @@ class TimelineCache:
             members, _ = store.scroll(flt.model_copy(update={"created_after": lo, "created_before": hi}),
                                       limit=self._max_cached)
             return _build(members, count)
-        members: list[StoredHit] = []
+        members: list[Hit] = []
         offset: str | None = None
         while True:
             page, offset = store.scroll(flt, limit=min(count + 1, 1024), offset=offset)

@@ -18,7 +18,7 @@ import numpy as np
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
-from mnemex.engine.retrieval.config import DEFAULT, RetrievalConfig
+from mnemex.config.retrieval import DEFAULT, RetrievalConfig
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, mmr, ranked, rrf
 from mnemex.engine.retrieval.neighbours import TimelineCache
 from mnemex.engine.retrieval.query import (
@@ -29,9 +29,8 @@ from mnemex.engine.retrieval.query import (
     plan_query,
 )
 from mnemex.engine.retrieval.scoring import composite_score, confidence, names_code, query_entities
-from mnemex.models import Memory, MemoryFilter, utcnow
-from mnemex.store.base import HybridQuery, MemoryStore, SparseVec, StoredHit
-from mnemex.store.payload import payload_to_memory
+from mnemex.models import Memory, MemoryFilter, SparseVec, utcnow
+from mnemex.store.base import Hit, MemoryStore, VectorQuery
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +46,7 @@ class RankedMemory:
 
 @dataclass(slots=True)
 class _Candidate:
-    hit: StoredHit
+    hit: Hit
     cosine: float | None = None
     bm25: float = 0.0
     bm25_share: float = 0.0
@@ -57,7 +56,7 @@ class _Candidate:
 
     def as_memory(self) -> Memory:
         if self.memory is None:
-            self.memory = payload_to_memory(self.hit.payload)
+            self.memory = self.hit.memory
         return self.memory
 
 
@@ -143,8 +142,8 @@ class Retriever:
             svec = None
         cands: dict[str, _Candidate] = {}
         lexical = self._expanded(text, svec, cfg) if svec is not None else None
-        dense_hits = self._store.query(HybridQuery(dense=qvec, sparse=None, filter=flt, limit=pool)) if qvec is not None else []
-        sparse_hits = self._store.query(HybridQuery(dense=None, sparse=lexical, filter=flt, limit=pool)) if lexical is not None else []
+        dense_hits = self._store.query(VectorQuery(dense=qvec, filter=flt, limit=pool)) if qvec is not None else []
+        sparse_hits = self._store.query(VectorQuery(sparse=lexical, filter=flt, limit=pool)) if lexical is not None else []
         for h in dense_hits:
             cands[h.id] = _Candidate(hit=h, cosine=h.score, why=["dense"])
         for h in sparse_hits:
@@ -204,7 +203,7 @@ class Retriever:
         total = len(svec.indices)
         present = missing = 0
         for index, value in zip(svec.indices, svec.values):
-            if self._store.query(HybridQuery.term(index, flt, value)):
+            if self._store.query(VectorQuery.term(index, flt, value)):
                 present += 1
             else:
                 missing += 1
@@ -287,9 +286,9 @@ class Retriever:
                 cand.why.append("neighbour")
         return cands
 
-    def _fetch(self, ids: Sequence[str], qvec: list[float], flt: MemoryFilter) -> list[StoredHit]:
+    def _fetch(self, ids: Sequence[str], qvec: list[float], flt: MemoryFilter) -> list[Hit]:
         """The memories `ids` that pass `flt`, scored by cosine to `qvec`."""
-        return self._store.query(HybridQuery(dense=qvec, sparse=None, filter=flt.model_copy(update={"ids": tuple(ids)}),
+        return self._store.query(VectorQuery(dense=qvec, filter=flt.model_copy(update={"ids": tuple(ids)}),
                                              limit=len(ids)))
 
     # ------------------------------------------------------- re-score, diversify
@@ -371,7 +370,7 @@ class Retriever:
         links = self._timelines.links(self._store, [cands[r.memory.id].hit for r in anchors])
         present = {r.memory.id for r in results}
         wanted = [k for r in anchors for k in links.neighbours(r.memory.id) if k is not None and k not in present]
-        found: dict[str, StoredHit] = {}
+        found: dict[str, Hit] = {}
         if wanted:
             page, _ = self._store.scroll(flt.model_copy(update={"ids": tuple(wanted)}), limit=len(wanted))
             found = {h.id: h for h in page}
@@ -384,7 +383,7 @@ class Retriever:
                 if key is None or key in present or key not in found:
                     continue
                 present.add(key)
-                out.append(RankedMemory(memory=payload_to_memory(found[key].payload), score=0.0,
+                out.append(RankedMemory(memory=found[key].memory, score=0.0,
                                         confidence=round(res.confidence * 0.5, 4), why=("context",),
                                         context_of=res.memory.id))
         return out

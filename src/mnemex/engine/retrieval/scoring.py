@@ -17,7 +17,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from mnemex.embed.sparse import code_names
-from mnemex.engine.retrieval.config import CompositeWeights
+from mnemex.config.retrieval import CompositeWeights
 from mnemex.engine.retrieval.query.temporal import TimeWindow
 from mnemex.models import Memory
 

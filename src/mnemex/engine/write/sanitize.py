@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mnemex.engine.write.redact import DEFAULT_REDACTION, MARKER, redact
-from mnemex.engine.write.secret_values import is_random_token
+from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
+from mnemex.engine.write.redact import MARKER, redact
+from mnemex.engine.write.redact.values import is_random_token
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -31,35 +32,35 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def scrub(text: str) -> str:
+def scrub(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> str:
     """Clean `text` and redact every secret in it (the rules of `redact`)."""
-    return redact(clean_text(text)).text
+    return redact(clean_text(text), config).text
 
 
-def scrub_value(text: str) -> str:
+def scrub_value(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> str:
     """`scrub` for a standalone value (a tag, a metadata value): a single machine-generated
     token is a secret even without a "token"/"key" word before it."""
-    out = scrub(text)
+    out = scrub(text, config)
     token = out.strip()
-    c = DEFAULT_REDACTION
+    c = config
     if token and not any(ch.isspace() for ch in token) and is_random_token(
             token, min_length=c.min_token_length, min_entropy=c.min_entropy, min_hex_entropy=c.min_hex_entropy):
         return MARKER.format(kind="high_entropy")
     return out
 
 
-def scrub_tree(value: Any) -> Any:
+def scrub_tree(value: Any, config: RedactionConfig = DEFAULT_REDACTION) -> Any:
     """A JSON-like value (metadata) with every string key and value scrubbed."""
     if isinstance(value, str):
-        return scrub_value(value)
+        return scrub_value(value, config)
     if isinstance(value, dict):
-        return {scrub_value(str(k)): scrub_tree(v) for k, v in value.items()}
+        return {scrub_value(str(k), config): scrub_tree(v, config) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [scrub_tree(v) for v in value]
+        return [scrub_tree(v, config) for v in value]
     return value
 
 
-def scrub_tags(tags: Any) -> tuple[str, ...]:
+def scrub_tags(tags: Any, config: RedactionConfig = DEFAULT_REDACTION) -> tuple[str, ...]:
     """Tags stripped, scrubbed, empty ones dropped, duplicates removed (first kept)."""
-    out = (scrub_value(t).strip() for t in tags if isinstance(t, str))
+    out = (scrub_value(t, config).strip() for t in tags if isinstance(t, str))
     return tuple(dict.fromkeys(t for t in out if t))

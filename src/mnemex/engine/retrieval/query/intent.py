@@ -6,18 +6,8 @@ Heuristic and offline by design (the seed's LLM classifier is optional, never re
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 
-
-class Intent(StrEnum):
-    TEMPORAL = "temporal"
-    HYPOTHETICAL = "hypothetical"
-    CAUSAL = "causal"
-    PROCEDURAL = "procedural"
-    PREFERENCE = "preference"
-    ENTITY = "entity"
-    FACTUAL = "factual"
-    GENERAL = "general"
+from mnemex.config.retrieval import Intent
 
 
 _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (

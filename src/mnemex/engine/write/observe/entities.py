@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Iterator
 
-from mnemex.engine.write.known_names import (
+from mnemex.engine.write.observe.known_names import (
     AMBIGUOUS_TOOLS,
     CASED_NAMES,
     ERRNO_NAMES,

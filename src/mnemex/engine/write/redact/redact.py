@@ -18,29 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemex.engine.write.secret_rules import RULES, Limits, kind_of
+from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
+from mnemex.engine.write.redact.rules import RULES, Limits, kind_of
 
 MARKER = "[REDACTED:{kind}]"
 
 
-@dataclass(frozen=True, slots=True)
-class RedactionConfig:
-    """Thresholds of the contextual rules (the provider-specific rules need none)."""
-
-    min_token_length: int = 20
-    """Shortest run of characters the entropy rule considers a token."""
-    min_entropy: float = 3.5
-    """Bits per character a base62/base64 token needs (random 20+ char tokens score 4 and up)."""
-    min_hex_entropy: float = 3.0
-    """Bits per character a hex token needs (random hex scores about 3.7-4)."""
-    context_window: int = 40
-    """How far after a secret-ish word ("token", "key", "password") the entropy rule looks."""
-
-    def limits(self) -> Limits:
-        return Limits(self.min_token_length, self.min_entropy, self.min_hex_entropy, self.context_window)
-
-
-DEFAULT_REDACTION = RedactionConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +55,7 @@ class Redaction:
 def find_secrets(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> tuple[Finding, ...]:
     """Every secret span in `text`, non-overlapping, in text order. On overlap the more
     specific rule wins (higher priority), then the earlier, then the longer span."""
-    limits = config.limits()
+    limits = Limits(config.min_token_length, config.min_entropy, config.min_hex_entropy, config.context_window)
     candidates: list[tuple[int, int, int, str]] = []
     for rule in RULES:
         for m in rule.pattern.finditer(text):

@@ -12,7 +12,7 @@ import calendar
 import re
 from datetime import date, datetime, time, timedelta
 
-from mnemex.engine.write.observer_config import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Not calendar.month_name: that follows the process locale.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemex.engine.write.known_names import NAMES, normalise_surface
+from mnemex.engine.write.observe.known_names import NAMES, normalise_surface
 
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _PROTECTED = re.compile(

@@ -1,5 +1,5 @@
-"""Formation: turn a request into the memories to store, and relate a new memory to its
-neighbours. Deterministic and offline.
+"""Formation: turn a request into the claims to store (or the reason not to), and relate a new
+memory to its neighbours. Deterministic and offline.
 
 Every text is redacted first: secrets never reach the store, the journal or an embedding.
 Records of what happened (episodes, tool events) are then kept verbatim, with their entities.
@@ -18,69 +18,84 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from mnemex.engine.write.entities import extract_entities
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.engine.write.observe import observe
+from mnemex.engine.write.observe.entities import extract_entities
+from mnemex.engine.write.observe.shape import ObserveFlag
+from mnemex.engine.write.observe.signals import Channels, importance
 from mnemex.engine.write.redact import redact
-from mnemex.engine.write.shape import ObserveFlag
-from mnemex.engine.write.signals import Channels, importance
 from mnemex.models import Memory, MemoryKind, NewMemory
+
+log = logging.getLogger(__name__)
 
 RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 #: Flags that keep a memory out of automatic injection (it stays searchable on request).
 NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CONTENT})
-SKIP_REASON = "skip_reason"
+#: Metadata key under which a memory keeps the channels its importance was estimated from.
 CHANNELS = "importance_channels"
-log = logging.getLogger(__name__)
 OBSERVER_ERROR = "observer_error"
 NOISY_FLAGS = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
                          ObserveFlag.TOO_SHORT})
 
 
-def importance_with_novelty(memory: Memory, novelty: float) -> float | None:
-    """The four-channel importance of a memory whose text channels formation recorded, now that
-    its novelty (1 - similarity to the nearest stored memory) is known; None if it had no estimate."""
-    ch = memory.metadata.get(CHANNELS)
-    if not ch:
-        return None
-    channels = Channels(arousal=ch["arousal"], reward=ch["reward"], attention=ch["attention"], cues=())
-    return importance(channels, novelty=max(0.0, min(1.0, novelty)), kind=memory.kind, noisy=ch["noisy"])
-
-
 @dataclass(frozen=True, slots=True)
 class Draft:
+    """One claim to store. `channels` are the text's importance channels when the importance is
+    an estimate (the gate refines it with novelty once the neighbours are known)."""
+
     content: str
     kind: MemoryKind
     importance: float
     entities: tuple[str, ...] = ()
     valid_until: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    channels: Channels | None = None
+    noisy: bool = False
 
 
-def form(new: NewMemory, *, now: datetime) -> list[Draft]:
-    """The drafts a request becomes: one per atomic claim (one for records).
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A request that is not stored, and why."""
+
+    reason: str
+
+
+def importance_with_novelty(draft_channels: Channels | None, noisy: bool, kind: MemoryKind, novelty: float,
+                            config: ObserverConfig = DEFAULT_OBSERVER) -> float | None:
+    """The four-channel importance once novelty (1 - similarity to the nearest stored memory) is
+    known; None when the importance was not estimated (the caller gave it)."""
+    if draft_channels is None:
+        return None
+    return importance(draft_channels, novelty=max(0.0, min(1.0, novelty)), kind=kind, noisy=noisy, config=config)
+
+
+def form(new: NewMemory, *, now: datetime, observer: ObserverConfig = DEFAULT_OBSERVER,
+         redaction: RedactionConfig = DEFAULT_REDACTION) -> list[Draft | Skip]:
+    """What a request becomes: one draft per atomic claim (one for records), or a skip.
 
     Redaction always runs; the observer's reading only refines what is stored, so a failure
     in it never fails the write: the redacted text is then stored as given (flagged)."""
-    redaction = redact(new.content.strip())
-    text = redaction.text
+    found = redact(new.content.strip(), redaction)
+    text = found.text
     base: dict[str, Any] = {}
-    if redaction.findings:
-        base["redacted"] = sorted({f.kind for f in redaction.findings})
+    if found.findings:
+        base["redacted"] = sorted({f.kind for f in found.findings})
     try:
-        return _observed(new, text, base, now)
+        return _observed(new, text, base, now, observer)
     except Exception:  # a bug in a heuristic must not cost the caller their memory
         log.exception("the observer failed on a write; storing the text unobserved")
-        importance = new.importance if new.importance is not None else 0.5
-        return [Draft(text, new.kind or MemoryKind.NOTE, importance, (), None,
-                      {**base, "flags": [OBSERVER_ERROR]})]
+        weight = new.importance if new.importance is not None else 0.5
+        return [Draft(text, new.kind or MemoryKind.NOTE, weight, (), None, {**base, "flags": [OBSERVER_ERROR]})]
 
 
-def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime) -> list[Draft]:
+def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
+              config: ObserverConfig) -> list[Draft | Skip]:
     if new.kind in RECORD_KINDS:
         entities = tuple(e.key for e in extract_entities(text, 32))
-        importance = new.importance if new.importance is not None else 0.5
-        return [Draft(text, new.kind, importance, entities, None, base)]
-    obs = observe(text, now=now)
+        weight = new.importance if new.importance is not None else 0.5
+        return [Draft(text, new.kind, weight, entities, None, base)]
+    obs = observe(text, config, now=now)
     flags = sorted(str(f) for f in obs.flags)
     if flags:
         base["flags"] = flags
@@ -88,19 +103,20 @@ def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime) ->
         base["no_inject"] = True
     explicit = new.kind is not None or new.pinned or new.importance is not None
     if ObserveFlag.LOW_DENSITY in obs.flags and not explicit and not (obs.flags & NO_INJECT_FLAGS):
-        return [Draft(text, obs.kind, obs.importance, (), None,
-                      {**base, SKIP_REASON: f"too little information to remember (density {obs.density:.2f})"})]
-    importance = new.importance if new.importance is not None else obs.importance
-    if new.importance is None:  # the gate refines it with novelty once the neighbours are known
-        base[CHANNELS] = {"arousal": obs.channels.arousal, "reward": obs.channels.reward,
-                          "attention": obs.channels.attention, "noisy": bool(obs.flags & NOISY_FLAGS)}
+        return [Skip(f"too little information to remember (density {obs.density:.2f})")]
+    weight = new.importance if new.importance is not None else obs.importance
+    channels, noisy = None, bool(obs.flags & NOISY_FLAGS)
+    if new.importance is None:  # kept with the memory: what its importance was estimated from
+        channels = obs.channels
+        base[CHANNELS] = {"arousal": channels.arousal, "reward": channels.reward,
+                          "attention": channels.attention, "noisy": noisy}
     atoms = obs.atoms if not (obs.flags & NO_INJECT_FLAGS) else ()
     if len(atoms) <= 1:
         content = obs.standalone if not (obs.flags & NO_INJECT_FLAGS) else text
-        return [Draft(content, new.kind or obs.kind, importance, obs.entity_keys, obs.valid_until,
-                      {**base, "kind_confidence": round(obs.confidence, 3)})]
-    return [Draft(atom.text, new.kind or atom.kind, importance, tuple(e.key for e in atom.entities),
-                  atom.valid_until, {**base, "kind_confidence": round(atom.confidence, 3), "atom_of": text[:200]})
+        return [Draft(content, new.kind or obs.kind, weight, obs.entity_keys, obs.valid_until,
+                      {**base, "kind_confidence": round(obs.confidence, 3)}, channels, noisy)]
+    return [Draft(atom.text, new.kind or atom.kind, weight, tuple(e.key for e in atom.entities), atom.valid_until,
+                  {**base, "kind_confidence": round(atom.confidence, 3), "atom_of": text[:200]}, channels, noisy)
             for atom in atoms]
 
 

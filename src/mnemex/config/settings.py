@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -20,6 +20,11 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from mnemex.config.base import Frozen
+from mnemex.config.gate import GateConfig
+from mnemex.config.observer import ObserverConfig
+from mnemex.config.redaction import RedactionConfig
+from mnemex.config.retrieval import RetrievalConfig
 from mnemex.errors import ConfigError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -33,25 +38,28 @@ def default_config_file() -> Path:
     return Path(platformdirs.user_config_dir("mnemex", appauthor=False)) / "config.toml"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class StoreSettings(_Frozen):
+class StoreSettings(Frozen):
     """Where memories live. `url` set means a Qdrant server/cluster; unset means embedded Edge."""
 
-    url: str | None = Field(None, description="Qdrant server URL (MNEMEX_STORE__URL); unset = embedded.")
-    api_key: str | None = Field(None, description="Qdrant API key (MNEMEX_STORE__API_KEY).")
-    collection: str = Field("mnemex", pattern=r"^[A-Za-z0-9_-]{1,64}$", description="Collection/shard name.")
-    bm25_avg_len: float = Field(24.0, gt=0, description="Expected memory length in tokens for BM25 length norm.")
-    optimize_every: int = Field(500, ge=0, description="Writes between background index optimizations (0 = never).")
+    url: str | None = Field(None, examples=["http://localhost:6333"], description=(
+        "Qdrant server or cluster URL (MNEMEX_STORE__URL). Unset: the embedded Qdrant Edge store in data_dir."))
+    api_key: str | None = Field(None, examples=["..."], description="Qdrant API key (MNEMEX_STORE__API_KEY).")
+    collection: str = Field("mnemex", pattern=r"^[A-Za-z0-9_-]{1,64}$", description="Collection (embedded: shard) name.")
+    bm25_avg_len: float = Field(24.0, gt=0, description="Expected memory length in tokens, for BM25 length normalisation.")
+    optimize_every: int = Field(500, ge=0, description=(
+        "Writes between index optimizations, which the daemon runs only when idle (0 = never)."))
 
 
-class EmbeddingSettings(_Frozen):
-    model: str = Field(DEFAULT_MODEL, description="fastembed model name (MNEMEX_EMBEDDING__MODEL).")
-    model_path: Path | None = Field(None, description="Directory with an ONNX model for `model`; default: bundled.")
+class EmbeddingSettings(Frozen):
+    """The dense embedding model (BM25 needs no model)."""
+
+    model: str = Field(DEFAULT_MODEL, description=(
+        "Any fastembed text model (MNEMEX_EMBEDDING__MODEL); the default ships offline (int8 ONNX, 384-d). A store "
+        "remembers the model that embedded it; opening it with another model is an error."))
+    model_path: Path | None = Field(None, examples=["/path/to/onnx-dir"],
+                                    description="Directory with an ONNX model for `model`; default: bundled.")
     query_cache_size: int = Field(1024, ge=0, description="LRU entries of query embeddings.")
-    threads: int | None = Field(None, ge=1, description="ONNX runtime threads; None = runtime default.")
+    threads: int | None = Field(None, ge=1, examples=[2], description="ONNX runtime threads; unset = the runtime's default.")
 
 
 #: A Host header value the HTTP transports accept: a name, an IPv4 address or a [bracketed] IPv6
@@ -60,7 +68,7 @@ _HOST_ENTRY = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(:(\*|[0-9]{1,5}
 _ORIGIN_ENTRY = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(:(\*|[0-9]{1,5}))?$")
 
 
-class ServerSettings(_Frozen):
+class ServerSettings(Frozen):
     """`mnemex serve` and the daemon. The network fields apply to `--transport http|sse` only."""
 
     transport: Literal["stdio", "http", "sse"] = Field("stdio", description="Transport of a direct `mnemex serve`.")
@@ -110,16 +118,30 @@ class ServerSettings(_Frozen):
         return value
 
 
-class LimitSettings(_Frozen):
-    max_content_chars: int = Field(20_000, ge=100, le=200_000)
-    max_results: int = Field(50, ge=1, le=500)
+#: The content limit's default: the tools' input schema states the same number (written once, here).
+MAX_CONTENT_CHARS = 20_000
+#: Results per search: the default ceiling, which the tools' schema also states.
+MAX_RESULTS = 50
+
+
+class LimitSettings(Frozen):
+    """Limits on what one call may ask for or store."""
+
+    max_content_chars: int = Field(MAX_CONTENT_CHARS, ge=100, le=200_000, description="Longest memory content, in characters.")
+    max_results: int = Field(MAX_RESULTS, ge=1, le=500, description="Most results one search returns.")
+    relations_per_memory: int = Field(50, ge=1, le=10_000, description="Relations kept per memory; the least valuable prunable ones go first (supersedes, contradicts and causes are never pruned).")
     min_free_disk_mb: int = Field(64, ge=0, description=(
         "Writes are refused (with a clear error, nothing lost) when the data dir's disk has less "
         "free space than this; the embedded store dies on a full disk instead of failing a write. 0 = no check."))
 
 
-class AuditSettings(_Frozen):
-    level: Literal["off", "writes", "reads", "verbose"] = "writes"
+class AuditSettings(Frozen):
+    """The journal's audit log."""
+
+    level: Literal["off", "writes", "reads", "verbose"] = Field("writes", description=(
+        "What the journal's audit log keeps: off; writes (every write op, with before/after); reads "
+        "(also searches and recalls, with the ids returned); verbose (also what reads returned). "
+        "Secrets in queries are redacted at every level."))
 
 
 class Settings(BaseSettings):
@@ -132,13 +154,21 @@ class Settings(BaseSettings):
         extra="forbid",
     )
 
-    data_dir: Path = Field(default_factory=default_data_dir, description="Store, journal and daemon files (MNEMEX_DATA_DIR).")
-    project: str | None = Field(None, description="Fixed project key; default: git root of the working directory.")
+    data_dir: Path = Field(default_factory=default_data_dir, description=(
+        "Where the store, journal, word vocabulary, model cache and daemon files live (MNEMEX_DATA_DIR). "
+        "Default: the platform's user data folder (Linux: ~/.local/share/mnemex)."))
+    project: str | None = Field(None, description=(
+        "Fixed project key for project-scoped memories. Default: the git root of the client's working "
+        "directory, so memories never leak across projects."))
     store: StoreSettings = StoreSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     server: ServerSettings = ServerSettings()
     limits: LimitSettings = LimitSettings()
     audit: AuditSettings = AuditSettings()
+    gate: GateConfig = GateConfig()
+    observer: ObserverConfig = ObserverConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
+    redaction: RedactionConfig = RedactionConfig()
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
@@ -156,7 +186,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        path = _config_file_path()
+        path = config_file_path()
         if path is not None and path.is_file():
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
@@ -183,7 +213,7 @@ class Settings(BaseSettings):
         return self.data_dir / "auth" / "http-token"
 
 
-def _config_file_path() -> Path | None:
+def config_file_path() -> Path | None:
     explicit = os.environ.get("MNEMEX_CONFIG")
     if explicit:
         return Path(explicit).expanduser()

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from mnemex.engine.write import secret_values as sv
+from mnemex.engine.write.redact import values as sv
 
 Span = tuple[int, int]
 

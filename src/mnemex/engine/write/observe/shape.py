@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mnemex.engine.write.observer_config import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 
 
 class ObserveFlag(StrEnum):

@@ -19,20 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from mnemex.config.gate import DEFAULT_GATE, GateConfig
 from mnemex.models import Memory, MemoryKind, WriteAction
-
-
-@dataclass(frozen=True, slots=True)
-class GateConfig:
-    reinforce_at: float = 0.92
-    update_at: float = 0.75
-    gap_low: float = 0.70
-    gap_min_importance: float = 0.5
-    conflict_at: float = 0.62
-    correction_at: float = 0.50
-    update_coverage: float = 0.75  # share of the old text's content words the new must hold to merge into it
-    same_subject: float = 0.7      # share of old's non-value words new must repeat for a value change
-    switch_subject: float = 0.5    # ... for "switched to" / "instead of" statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +67,7 @@ def conflict_reason(old: str, new: str, config: "GateConfig | None" = None) -> s
     Each rule first checks that `new` talks about what `old` says (most of old's words, its
     values aside, appear in new), so a new fact about another subject never replaces it.
     """
-    cfg = config or GateConfig()
+    cfg = config or DEFAULT_GATE
     old_vals, new_vals = values_of(old), values_of(new)
     old_words = content_words(old) - _value_words(old_vals)
     new_words = content_words(new) - _value_words(new_vals)
@@ -104,7 +92,7 @@ def _value_words(values: set[str]) -> set[str]:
 
 
 def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
-           neighbours: Sequence[tuple[Memory, float]], config: GateConfig = GateConfig()) -> GateDecision:
+           neighbours: Sequence[tuple[Memory, float]], config: GateConfig = DEFAULT_GATE) -> GateDecision:
     """The gate's decision for `new_text` given its nearest current neighbours (memory, cosine), best first."""
     candidates = list(neighbours)
     if not candidates:

@@ -2,7 +2,8 @@
 
 The contract tests run on both backends through the parametrized `store` fixture:
 Qdrant Edge in a temp dir and qdrant-client's in-process mode. Edge-only behaviour
-(persistence, the process lock) follows; remote-only tests are in test_store_remote.py.
+(persistence, the process lock, compaction) follows; remote-only tests are in test_remote.py.
+The store speaks Memory: points go in as memories with their vectors and come out as hits.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from datetime import datetime, timezone
 import pytest
 
 from mnemex.errors import InvalidInputError, ModelMismatchError, NotFoundError, StoreLockedError
-from mnemex.models import MemoryFilter, MemoryKind, Scope, ValidityMode
-from mnemex.store import OPEN_END_TS, EdgeStore, HybridQuery, PointRecord, SparseVec, open_store
+from mnemex.models import Memory, MemoryFilter, MemoryKind, MemoryStatus, Provenance, Scope, SparseVec, ValidityMode
+from mnemex.store import EdgeStore, StoredPoint, VectorQuery, open_store
 
 DIM = 8
 NOW = float(int(time.time()))  # whole seconds: datetimes round-trip it exactly
@@ -40,12 +41,36 @@ def pid(n: int) -> str:
     return str(uuid.UUID(int=n))
 
 
-def point(n: int, dense: list[float], sp: SparseVec | None = None, **payload) -> PointRecord:
-    return PointRecord(pid(n), dense, sp or sparse(), {"n": n, **payload})
+def ts(offset: float) -> float:
+    return NOW + offset
+
+
+def at(offset: float) -> datetime:
+    return datetime.fromtimestamp(ts(offset), tz=timezone.utc)
+
+
+def memory(n: int, *, content: str | None = None, kind: str = "fact", scope: str = "project",
+           project: str | None = None, tags: tuple[str, ...] = (), status: str = "active", session: str = "s1",
+           created: float = -100.0, valid_from: float | None = None, valid_until: float | None = None,
+           recorded: float | None = None, **metadata) -> Memory:
+    """Memory `n` (its number also in metadata["n"]), times as offsets from NOW in seconds."""
+    return Memory(id=pid(n), content=content or f"memory number {n}", kind=MemoryKind(kind), scope=Scope(scope),
+                  project=project, tags=tags, status=MemoryStatus(status), provenance=Provenance(session_id=session),
+                  created_at=at(created), valid_from=at(created if valid_from is None else valid_from),
+                  valid_until=None if valid_until is None else at(valid_until),
+                  recorded_at=at(created if recorded is None else recorded), metadata={"n": n, **metadata})
+
+
+def point(n: int, dense: list[float], sp: SparseVec | None = None, **fields) -> StoredPoint:
+    return StoredPoint(memory(n, **fields), dense, sp or sparse())
 
 
 def ids_of(hits) -> list[str]:
     return [h.id for h in hits]
+
+
+def numbers(hits) -> list[int]:
+    return [h.memory.metadata["n"] for h in hits]
 
 
 def make_remote(_tmp_path):
@@ -66,12 +91,14 @@ def store(request, tmp_path):
 # -- contract: both backends ---------------------------------------------------------
 
 def test_upsert_retrieve_round_trip(store):
-    store.upsert([point(1, axis(1, 0), sparse(t5=1.0), kind="fact", tags=["a", "b"], nested={"x": [1, 2]}),
-                  point(2, axis(0, 1), sparse(t6=1.0), kind="note")])
+    first = memory(1, kind="fact", tags=("a", "b"), nested={"x": [1, 2]})
+    store.upsert([StoredPoint(first, axis(1, 0), sparse(t5=1.0)), point(2, axis(0, 1), sparse(t6=1.0), kind="note")])
     hits = store.retrieve([pid(2), pid(99), pid(1)], with_vectors=True)
     assert ids_of(hits) == [pid(2), pid(1)]
-    assert hits[1].payload == {"n": 1, "kind": "fact", "tags": ["a", "b"], "nested": {"x": [1, 2]}}
+    assert hits[1].memory == first  # every field round-trips, times and metadata included
+    assert hits[0].memory.kind == MemoryKind.NOTE
     assert hits[1].dense == pytest.approx(axis(1, 0))
+    assert hits[1].session_id == "s1" and hits[1].content == "memory number 1"
     assert store.retrieve([pid(1)])[0].dense is None
     assert store.retrieve([]) == []
 
@@ -79,14 +106,14 @@ def test_upsert_retrieve_round_trip(store):
 def test_upsert_overwrites_and_rejects_bad_points(store):
     store.upsert([point(1, axis(1), kind="fact")])
     store.upsert([point(1, axis(0, 1), kind="note")])
-    assert store.retrieve([pid(1)])[0].payload == {"n": 1, "kind": "note"}
+    assert store.retrieve([pid(1)])[0].memory.kind == MemoryKind.NOTE
     with pytest.raises(InvalidInputError):
-        store.upsert([PointRecord(pid(2), [1.0, 0.0], sparse(), {})])
+        store.upsert([point(2, [1.0, 0.0])])
     with pytest.raises(InvalidInputError):
-        store.upsert([PointRecord("not-a-uuid", axis(1), sparse(), {})])
+        store.upsert([StoredPoint(memory(3).model_copy(update={"id": "not-a-uuid"}), axis(1), sparse())])
 
 
-HYBRID = [
+POINTS = [
     point(1, axis(1.0), sparse(t1=1.0, t2=1.0)),              # A: semantic match only
     point(2, axis(0, 0, 0, 0, 0, 1.0), sparse(t100=1.0)),     # B: exact keyword only
     point(3, axis(0.8, 0.6), sparse(t100=0.5, t5=1.0)),        # C: second on both
@@ -94,90 +121,64 @@ HYBRID = [
     point(5, axis(0, 0, 0, 0, 0, 0, 0, 1.0), sparse(t7=1.0)),  # E: unrelated
 ]
 A, B, C, D, E = (pid(n) for n in range(1, 6))
+EVERY = MemoryFilter(validity=ValidityMode.TIMELINE)
 
 
-def hybrid(**kw) -> HybridQuery:
-    defaults = dict(dense=axis(1.0), sparse=sparse(t100=1.0), limit=10, candidates=3,
-                    filter=MemoryFilter(validity=ValidityMode.TIMELINE))
-    return HybridQuery(**{**defaults, **kw})
-
-
-def test_hybrid_query_fuses_keyword_and_semantic_matches(store):
-    store.upsert(HYBRID)
-    hits = store.query(hybrid())
-    # C is second in both lists; A and B each top one list and tie; D is third on dense only;
-    # E is in neither prefetch.
-    assert hits[0].id == C
-    assert set(ids_of(hits[1:3])) == {A, B}
-    assert ids_of(hits[3:]) == [D]
-    assert hits[0].score == pytest.approx(2 / 61)
-    assert hits[1].score == pytest.approx(1 / 60)
-    assert hits[0].payload == {"n": 3}
-    assert store.query(hybrid(rrf_k=10))[0].score == pytest.approx(2 / 11)
-    assert store.query(hybrid(limit=2, with_vectors=True))[0].dense == pytest.approx(axis(0.8, 0.6))
-
-
-def test_weighted_rrf_changes_order(store):
-    store.upsert(HYBRID)
-    assert ids_of(store.query(hybrid(dense_weight=2.0))) == [C, A, B, D]
-    assert ids_of(store.query(hybrid(sparse_weight=2.0))) == [C, B, A, D]
-    # A weight of 0 silences a list entirely: the sparse-only point B drops below D.
-    assert ids_of(store.query(hybrid(sparse_weight=0.0)))[:2] == [A, C]
-
-
-def test_single_vector_query_uses_raw_scores(store):
-    store.upsert(HYBRID)
-    dense_hits = store.query(hybrid(sparse=None, limit=3))
+def test_a_query_searches_one_vector_with_raw_scores(store):
+    store.upsert(POINTS)
+    dense_hits = store.query(VectorQuery(dense=axis(1.0), filter=EVERY, limit=3))
     assert ids_of(dense_hits) == [A, C, D]
     assert dense_hits[0].score == pytest.approx(1.0)
-    sparse_hits = store.query(hybrid(dense=None))
+    assert store.query(VectorQuery(dense=axis(1.0), filter=EVERY, limit=2, with_vectors=True))[1].dense == \
+        pytest.approx(axis(0.8, 0.6))
+    sparse_hits = store.query(VectorQuery(sparse=sparse(t100=1.0), filter=EVERY))
     assert ids_of(sparse_hits) == [B, C]
     assert sparse_hits[0].score > sparse_hits[1].score > 0
+    assert numbers(sparse_hits) == [2, 3]
+    with pytest.raises(InvalidInputError):  # one vector, not none and not two
+        VectorQuery(filter=EVERY)
     with pytest.raises(InvalidInputError):
-        store.query(hybrid(dense=None, sparse=None))
+        VectorQuery(dense=axis(1.0), sparse=sparse(t100=1.0))
 
 
-def test_query_applies_filter_to_both_prefetches(store):
+def test_a_term_probe_says_whether_any_memory_holds_a_token(store):
+    store.upsert(POINTS)
+    assert ids_of(store.query(VectorQuery.term(100, EVERY))) == [B]
+    assert store.query(VectorQuery.term(999, EVERY)) == []
+
+
+def test_query_applies_the_filter_to_dense_and_to_sparse_searches(store):
     store.upsert([
         point(1, axis(1.0), sparse(t100=1.0), kind="fact"),
         point(2, axis(1.0), sparse(t100=1.0), kind="note"),
         point(3, axis(0.9, 0.1), sparse(t100=0.5), kind="note"),
     ])
     flt = MemoryFilter(kinds=(MemoryKind.NOTE,), validity=ValidityMode.TIMELINE)
-    assert set(ids_of(store.query(hybrid(filter=flt)))) == {pid(2), pid(3)}
-    assert set(ids_of(store.query(hybrid(filter=flt, dense=None)))) == {pid(2), pid(3)}
+    assert set(ids_of(store.query(VectorQuery(dense=axis(1.0), filter=flt)))) == {pid(2), pid(3)}
+    assert set(ids_of(store.query(VectorQuery(sparse=sparse(t100=1.0), filter=flt)))) == {pid(2), pid(3)}
 
 
 def test_dense_scores(store):
-    store.upsert(HYBRID)
+    store.upsert(POINTS)
     scores = store.dense_scores(axis(1.0), [A, C, E, pid(99)])
     assert scores == pytest.approx({A: 1.0, C: 0.8, E: 0.0}, abs=1e-5)
     assert store.dense_scores(axis(1.0), []) == {}
 
 
-def ts(offset: float) -> float:
-    return NOW + offset
-
-
-def memory(n: int, *, kind="fact", scope="project", project=None, tags=(), status="active",
-           session="s1", created=-100.0, valid_from=None, valid_until=None, recorded=None) -> PointRecord:
-    return point(n, axis(1.0, n / 10), sparse(t1=1.0), kind=kind, scope=scope, project=project,
-                 tags=list(tags), status=status, session_id=session, created_ts=ts(created),
-                 valid_from_ts=ts(created if valid_from is None else valid_from),
-                 valid_until_ts=OPEN_END_TS if valid_until is None else ts(valid_until),
-                 recorded_ts=ts(created if recorded is None else recorded))
+def stored(n: int, **fields) -> StoredPoint:
+    return StoredPoint(memory(n, **fields), axis(1.0, n / 10), sparse(t1=1.0))
 
 
 MEMORIES = [
-    memory(1, project="/a", tags=("x",), created=-300),
-    memory(2, kind="decision", project="/b", tags=("y",), session="s2", created=-200),
-    memory(3, kind="preference", scope="global", tags=("x", "y"), created=-100),
+    stored(1, project="/a", tags=("x",), created=-300),
+    stored(2, kind="decision", project="/b", tags=("y",), session="s2", created=-200),
+    stored(3, kind="preference", scope="global", tags=("x", "y"), created=-100),
     # superseded by 1: valid -1000..-250
-    memory(4, project="/a", status="superseded", created=-1000, valid_until=-250),
+    stored(4, project="/a", status="superseded", created=-1000, valid_until=-250),
     # expired session note: valid -500..-10
-    memory(5, kind="note", scope="session", session="s2", created=-500, valid_until=-10),
+    stored(5, kind="note", scope="session", session="s2", created=-500, valid_until=-10),
     # backfilled fact: true since -1000 but recorded only at -50
-    memory(6, project="/a", created=-1000, recorded=-50),
+    stored(6, project="/a", created=-1000, recorded=-50),
 ]
 
 
@@ -185,11 +186,7 @@ def selected(store, **filter_args) -> set[int]:
     flt = MemoryFilter(**filter_args)
     hits, _ = store.scroll(flt, limit=100)
     assert store.count(flt) == len(hits)
-    return {h.payload["n"] for h in hits}
-
-
-def at(offset: float) -> datetime:
-    return datetime.fromtimestamp(ts(offset), tz=timezone.utc)
+    return set(numbers(hits))
 
 
 def test_filters_on_fields(store):
@@ -226,8 +223,7 @@ def test_scroll_pages_cover_every_point_once(store):
     store.upsert([point(n, axis(1.0, n / 30)) for n in range(25)])
     seen, offset, pages = [], None, 0
     while True:
-        hits, offset = store.scroll(MemoryFilter(validity=ValidityMode.TIMELINE), limit=7, offset=offset,
-                                    with_vectors=pages == 0)
+        hits, offset = store.scroll(EVERY, limit=7, offset=offset, with_vectors=pages == 0)
         seen += ids_of(hits)
         pages += 1
         if offset is None:
@@ -237,18 +233,25 @@ def test_scroll_pages_cover_every_point_once(store):
     assert len(seen) == 25
 
 
-def test_count_set_payload_and_delete(store):
-    store.upsert([point(n, axis(1.0), status="active", valid_until_ts=OPEN_END_TS, kind="fact") for n in range(5)])
+def test_count_save_mark_accessed_and_delete(store):
+    store.upsert([point(n, axis(1.0)) for n in range(5)])
     assert store.count(MemoryFilter()) == 5
-    store.set_payload(pid(1), {"status": "superseded", "extra": [1]})
-    assert store.retrieve([pid(1)])[0].payload == {"n": 1, "status": "superseded", "valid_until_ts": OPEN_END_TS,
-                                                   "kind": "fact", "extra": [1]}
+    changed = memory(1).model_copy(update={"status": MemoryStatus.SUPERSEDED, "metadata": {"n": 1, "extra": [1]}})
+    store.save(changed)
+    assert store.retrieve([pid(1)], with_vectors=True)[0].memory == changed
+    assert store.retrieve([pid(1)], with_vectors=True)[0].dense == pytest.approx(axis(1.0))  # vectors kept
     assert store.count(MemoryFilter()) == 4
+    store.mark_accessed(pid(2), 7, at(-5))
+    touched = store.retrieve([pid(2)])[0].memory
+    assert touched.access_count == 7 and touched.last_accessed_at == at(-5)
+    assert touched.model_copy(update={"access_count": 0, "last_accessed_at": None}) == memory(2)
     with pytest.raises(NotFoundError):
-        store.set_payload(pid(99), {"x": 1})
+        store.save(memory(99))
+    with pytest.raises(NotFoundError):
+        store.mark_accessed(pid(99), 1, at(0))
     store.delete([pid(2), pid(3), pid(99)])
     store.delete([])
-    assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 3
+    assert store.count(EVERY) == 3
     assert ids_of(store.retrieve([pid(2), pid(4)])) == [pid(4)]
 
 
@@ -257,30 +260,44 @@ def test_identity_round_trip(store):
     store.write_identity({"model": "m1", "dim": 8, "extra": True})
     store.write_identity({"model": "m2", "dim": 8})
     assert store.read_identity() == {"model": "m2", "dim": 8}
-    store.upsert(HYBRID)
-    assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == len(HYBRID)
+    store.upsert(POINTS)
+    assert store.count(EVERY) == len(POINTS)
 
 
 def test_optimize_keeps_results(store):
-    store.upsert(HYBRID)
+    store.upsert(POINTS)
     store.optimize()
-    assert store.query(hybrid())[0].id == C
+    assert ids_of(store.query(VectorQuery(dense=axis(1.0), filter=EVERY, limit=3))) == [A, C, D]
+    assert ids_of(store.query(VectorQuery(sparse=sparse(t100=1.0), filter=EVERY))) == [B, C]
 
 
 def test_concurrent_calls_from_threads(store):
     def work(t: int) -> None:
         for k in range(10):
             n = 1000 + t * 100 + k
-            store.upsert([point(n, axis(1.0, k / 10), sparse(t1=1.0), kind="fact")])
-            store.query(hybrid(sparse=sparse(t1=1.0)))
-            store.set_payload(pid(n), {"seen": True})
-            store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
+            store.upsert([point(n, axis(1.0, k / 10), sparse(t1=1.0))])
+            store.query(VectorQuery(sparse=sparse(t1=1.0), filter=EVERY))
+            store.mark_accessed(pid(n), 1, at(0))
+            store.count(EVERY)
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(work, range(4)))
-    assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 40
-    hits, _ = store.scroll(MemoryFilter(validity=ValidityMode.TIMELINE), limit=100)
-    assert all(h.payload["seen"] for h in hits)
+    assert store.count(EVERY) == 40
+    hits, _ = store.scroll(EVERY, limit=100)
+    assert all(h.memory.access_count == 1 for h in hits)
+
+
+def test_ordered_sorts_by_a_memory_time_within_the_filter(store):
+    store.upsert(MEMORIES)
+    asc = numbers(store.ordered(EVERY, by="created_at", limit=10))
+    assert asc[:2] == [4, 6] or asc[:2] == [6, 4]  # both created at -1000
+    assert asc[2:] == [5, 1, 2, 3]
+    assert numbers(store.ordered(EVERY, by="created_at", descending=True, limit=2)) == [3, 2]
+    only_a = numbers(store.ordered(MemoryFilter(project="/a", scopes=(Scope.PROJECT,)), by="created_at", limit=10))
+    assert only_a == [6, 1]
+    assert numbers(store.ordered(EVERY, by="recorded_at", descending=True, limit=2)) == [6, 3]
+    with pytest.raises(InvalidInputError, match="cannot order by"):
+        store.ordered(EVERY, by="created_ts")
 
 
 def test_close_is_idempotent(store):
@@ -298,7 +315,7 @@ def test_edge_persists_points_identity_and_indexes(tmp_path):
     with EdgeStore(path, dim=DIM) as s:
         assert s.read_identity() == {"model": "m", "dim": DIM}
         assert selected(s) == {1, 2, 3, 6}
-        assert s.retrieve([pid(3)])[0].payload["kind"] == "preference"
+        assert s.retrieve([pid(3)])[0].memory.kind == MemoryKind.PREFERENCE
         assert set(s._live().info().payload_schema) >= {"scope", "valid_until_ts", "tags"}
 
 
@@ -326,7 +343,7 @@ def test_open_store_picks_edge(tmp_path):
 def test_second_process_gets_store_locked_error(tmp_path):
     path = tmp_path / "shard"
     with EdgeStore(path, dim=DIM) as s:
-        s.upsert(HYBRID)
+        s.upsert(POINTS)
         code = textwrap.dedent(f"""
             from mnemex.errors import StoreLockedError
             from mnemex.store import EdgeStore
@@ -346,33 +363,20 @@ def test_second_process_gets_store_locked_error(tmp_path):
     assert proc.stderr.strip() == "opened"
 
 
-def test_ordered_sorts_by_a_float_field_within_the_filter(store):
-    store.upsert(MEMORIES)
-    flt = MemoryFilter(validity=ValidityMode.TIMELINE)
-    asc = [h.payload["n"] for h in store.ordered(flt, key="created_ts", limit=10)]
-    assert asc[:2] == [4, 6] or asc[:2] == [6, 4]  # both created at -1000
-    assert asc[2:] == [5, 1, 2, 3]
-    desc = [h.payload["n"] for h in store.ordered(flt, key="created_ts", descending=True, limit=2)]
-    assert desc == [3, 2]
-    only_a = [h.payload["n"] for h in store.ordered(MemoryFilter(project="/a", scopes=(Scope.PROJECT,)),
-                                                    key="created_ts", limit=10)]
-    assert only_a == [6, 1]
-
-
 def test_edge_compact_drops_deleted_bytes_and_keeps_everything_else(tmp_path):
     store = EdgeStore(tmp_path / "shard", dim=8)
     try:
-        store.upsert([point(1, axis(1.0), sparse(t1=1.0), note="keep-me-77"),
-                      point(2, axis(0.0, 1.0), sparse(t2=1.0), note="secret-zz-4412")])
+        store.upsert([point(1, axis(1.0), sparse(t1=1.0), content="keep-me-77"),
+                      point(2, axis(0.0, 1.0), sparse(t2=1.0), content="secret-zz-4412")])
         store.write_identity({"model": "m", "dim": 8})
         store.delete([pid(2)])
         store.compact()
         blob = b"".join(p.read_bytes() for p in (tmp_path / "shard").rglob("*") if p.is_file())
         assert b"secret-zz-4412" not in blob and b"keep-me-77" in blob
-        assert ids_of(store.query(hybrid(dense=axis(1.0), sparse=sparse(t1=1.0)))) == [pid(1)]
-        assert ids_of(store.query(hybrid(dense=None, sparse=sparse(t1=1.0)))) == [pid(1)]
+        assert ids_of(store.query(VectorQuery(dense=axis(1.0), filter=EVERY))) == [pid(1)]
+        assert ids_of(store.query(VectorQuery(sparse=sparse(t1=1.0), filter=EVERY))) == [pid(1)]
         assert store.read_identity() == {"model": "m", "dim": 8}
-        assert store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 1
+        assert store.count(EVERY) == 1
     finally:
         store.close()
     reopened = EdgeStore(tmp_path / "shard", dim=8)
@@ -381,3 +385,22 @@ def test_edge_compact_drops_deleted_bytes_and_keeps_everything_else(tmp_path):
         assert not (tmp_path / "shard.old").exists() and not (tmp_path / "shard.compact").exists()
     finally:
         reopened.close()
+
+
+def test_edge_recovers_a_compaction_cut_short(tmp_path):
+    """A compaction killed between its two renames leaves the shard only under `.old`; one
+    killed while building leaves a half `.compact`. Opening puts the shard back and removes both."""
+    path = tmp_path / "shard"
+    with EdgeStore(path, dim=DIM) as s:
+        s.upsert(POINTS)
+    path.rename(tmp_path / "shard.old")                        # cut between the renames
+    (tmp_path / "shard.compact").mkdir()
+    (tmp_path / "shard.compact" / "half-built").write_text("x")  # and a half-built copy
+    with EdgeStore(path, dim=DIM) as s:
+        assert s.count(EVERY) == len(POINTS)
+    assert not (tmp_path / "shard.old").exists() and not (tmp_path / "shard.compact").exists()
+    (tmp_path / "shard.old").mkdir()                            # the swap done, the old copy not yet removed
+    (tmp_path / "shard.old" / "deleted-bytes").write_text("secret")
+    with EdgeStore(path, dim=DIM) as s:
+        assert s.count(EVERY) == len(POINTS)
+    assert not (tmp_path / "shard.old").exists()

@@ -1,6 +1,6 @@
 """RemoteStore-only tests, on qdrant-client's in-process mode (memory or a local path).
 
-The behaviour shared with Edge is tested on both backends in test_store_edge.py.
+The behaviour shared with Edge is tested on both backends in test_store.py.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ import pytest
 from qdrant_client import QdrantClient, models
 
 from mnemex.errors import ConfigError, ModelMismatchError
-from mnemex.models import MemoryFilter, ValidityMode
-from mnemex.store import HybridQuery, PointRecord, SparseVec, open_store
+from mnemex.models import Memory, MemoryFilter, SparseVec, ValidityMode
+from mnemex.store import StoredPoint, VectorQuery, open_store
 from mnemex.store.remote import IDENTITY_KEY, RemoteStore
 
 DIM = 8
 TIMELINE = MemoryFilter(validity=ValidityMode.TIMELINE)
 
 
-def points(n: int) -> list[PointRecord]:
-    return [PointRecord(str(uuid.UUID(int=i + 1)), [1.0, i / n] + [0.0] * (DIM - 2),
-                        SparseVec((i,), (1.0,)), {"i": i}) for i in range(n)]
+def points(n: int) -> list[StoredPoint]:
+    return [StoredPoint(Memory(id=str(uuid.UUID(int=i + 1)), content=f"point {i}", metadata={"i": i}),
+                        [1.0, i / n] + [0.0] * (DIM - 2), SparseVec((i,), (1.0,))) for i in range(n)]
 
 
 def test_store_package_does_not_import_qdrant_client():
@@ -92,9 +92,9 @@ def test_points_and_identity_persist_with_the_collection(tmp_path):
     try:
         assert store.read_identity() == {"model": "m", "dim": DIM}
         assert store.count(TIMELINE) == 5
-        hits = store.query(HybridQuery(dense=[1.0] + [0.0] * (DIM - 1), sparse=SparseVec((4,), (1.0,)),
-                                       filter=TIMELINE, limit=3))
-        # i=4: first on BM25 and fifth on dense beats i=0, first on dense only
-        assert [h.payload["i"] for h in hits[:2]] == [4, 0]
+        dense = store.query(VectorQuery(dense=[1.0] + [0.0] * (DIM - 1), filter=TIMELINE, limit=3))
+        assert [h.memory.metadata["i"] for h in dense] == [0, 1, 2]  # nearest first
+        sparse = store.query(VectorQuery(sparse=SparseVec((4,), (1.0,)), filter=TIMELINE, limit=3))
+        assert [h.memory.metadata["i"] for h in sparse] == [4]  # the one point holding token 4
     finally:
         client.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemex.engine.write.observer_config import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.models import MemoryKind
 
 K = MemoryKind

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from mnemex.engine.write.classify import Classification, classify
-from mnemex.engine.write.entities import Entity, extract_entities
-from mnemex.engine.write.foresight import plan_valid_until
-from mnemex.engine.write.observer_config import DEFAULT_OBSERVER, ObserverConfig
-from mnemex.engine.write.rewrite import split_atoms, to_third_person
-from mnemex.engine.write.shape import ObserveFlag, TextShape, information_density, measure, shape_flags
-from mnemex.engine.write.signals import Channels, importance, priority, read_channels
+from mnemex.engine.write.observe.classify import Classification, classify
+from mnemex.engine.write.observe.entities import Entity, extract_entities
+from mnemex.engine.write.observe.foresight import plan_valid_until
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.engine.write.observe.rewrite import split_atoms, to_third_person
+from mnemex.engine.write.observe.shape import ObserveFlag, TextShape, information_density, measure, shape_flags
+from mnemex.engine.write.observe.signals import Channels, importance, priority, read_channels
 from mnemex.models import MemoryKind, utcnow
 
 _NOISE = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,

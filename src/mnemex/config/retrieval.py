@@ -8,18 +8,28 @@ conversations (benchmarks/RESULTS.md); the measured choices are noted field by f
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mnemex.engine.retrieval.query.intent import Intent
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from mnemex.config.base import Frozen
 
 
-class CompositeWeights(_Frozen):
+class Intent(StrEnum):
+    """What a query asks for (`engine/retrieval/query/intent.py` classifies); profiles are keyed by it."""
+
+    TEMPORAL = "temporal"
+    HYPOTHETICAL = "hypothetical"
+    CAUSAL = "causal"
+    PROCEDURAL = "procedural"
+    PREFERENCE = "preference"
+    ENTITY = "entity"
+    FACTUAL = "factual"
+    GENERAL = "general"
+
+
+class CompositeWeights(Frozen):
     """Boosts added to the fused relevance (which is about 0..1.5) by `scoring.composite_score`."""
 
     entity: float = Field(0.08, ge=0, description="Per entity the query names that the memory is about (speaker, entities, tags, reference).")
@@ -35,12 +45,12 @@ class CompositeWeights(_Frozen):
     low_trust_factor: float = Field(0.8, ge=0, le=1, description="Score factor for low-trust memories.")
 
 
-class IntentProfile(_Frozen):
+class IntentProfile(Frozen):
     """Per-intent overrides of the fusion weights and candidate pool."""
 
-    dense_weight: float = Field(ge=0)
-    sparse_weight: float = Field(ge=0)
-    candidates: int = Field(ge=1, le=1000)
+    dense_weight: float = Field(ge=0, description="Weight of the dense signal for this intent.")
+    sparse_weight: float = Field(ge=0, description="Weight of the BM25 signal for this intent.")
+    candidates: int = Field(ge=1, le=1000, description="Candidates per search for this intent.")
 
 
 #: The seed's router table (vector/FTS weights, limits). Not the default: on LoCoMo dev a single
@@ -65,17 +75,21 @@ DEFAULT_INTENT_PROFILES: dict[Intent, IntentProfile] = {
 }
 
 
-class RetrievalConfig(_Frozen):
-    """Which stages run and with which numbers."""
+class RetrievalConfig(Frozen):
+    """The read path: which stages run and with which numbers (named recipes in `config/retrieval.py`)."""
 
     # -- query stages
     gate: bool = Field(True, description="Skip retrieval for trivial messages ('ok', 'thanks', '/clear').")
     intent_routing: bool = Field(True, description="Pick fusion weights per intent from `intent_profiles`.")
-    intent_profiles: dict[Intent, IntentProfile] = Field(default_factory=lambda: dict(DEFAULT_INTENT_PROFILES))
+    intent_profiles: dict[Intent, IntentProfile] = Field(
+        default_factory=lambda: dict(DEFAULT_INTENT_PROFILES),
+        description="Fusion weights and pool per query intent (temporal, hypothetical, causal, procedural, preference, "
+                    "entity, factual, general); an intent not listed uses the weights above. A table here replaces the "
+                    "default table whole.")
     hyde: bool = Field(False, description="Template HyDE: average the query embedding with 2 declarative rewrites (measured neutral on LoCoMo; costs an embedding batch).")
     hyde_weight: float = Field(0.5, ge=0, description="Weight of the rewrites' mean vector against the query vector.")
     decomposition: bool = Field(True, description="Split compound questions into sub-queries fused by RRF.")
-    max_subqueries: int = Field(4, ge=1, le=8)
+    max_subqueries: int = Field(4, ge=1, le=8, description="Most sub-queries a compound question is split into.")
     temporal: bool = Field(True, description="Parse time expressions ('last week', 'in May 2023', 'before the migration').")
     temporal_filter: bool = Field(False, description="Use the time window as a hard filter instead of a boost.")
 
@@ -106,7 +120,7 @@ class RetrievalConfig(_Frozen):
 
     # -- re-scoring and diversification
     composite: bool = Field(True, description="Add entity/session/temporal/activation/importance/utility boosts.")
-    weights: CompositeWeights = CompositeWeights()
+    weights: CompositeWeights = Field(CompositeWeights(), description="The composite re-score's boosts.")
     mmr: bool = Field(False, description="MMR diversity re-rank (measured -0.3 R@10 on LoCoMo: off by default).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR trade-off: 1 = relevance only.")
     mmr_pool: int = Field(40, ge=1, le=500, description="Top candidates MMR chooses from.")

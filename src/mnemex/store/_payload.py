@@ -1,5 +1,5 @@
-"""Memory <-> store payload. The payload carries the whole memory plus flat, indexed
-epoch-second fields (`*_ts`) so that backends can filter on time with one range test."""
+"""Memory <-> store payload: private to `store/`. The payload carries the whole memory plus flat,
+indexed epoch-second fields (`*_ts`) so that backends filter on time with one range test."""
 
 from __future__ import annotations
 
@@ -7,7 +7,27 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mnemex.models import Memory
-from mnemex.store.base import OPEN_END_TS
+
+#: valid_until_ts of a memory that is still valid (year 3000), so "current" is one range test.
+OPEN_END_TS = 32_503_680_000.0
+
+#: Payload fields the store indexes for filtering, with their index type.
+INDEXED_FIELDS: dict[str, str] = {
+    "kind": "keyword",
+    "scope": "keyword",
+    "project": "keyword",
+    "tags": "keyword",
+    "status": "keyword",
+    "session_id": "keyword",
+    "entities": "keyword",
+    "created_ts": "float",
+    "valid_from_ts": "float",
+    "valid_until_ts": "float",
+    "recorded_ts": "float",
+}
+
+#: The memory fields a store can order by, and the indexed payload field holding each.
+ORDER_FIELDS = {"created_at": "created_ts", "recorded_at": "recorded_ts", "valid_from": "valid_from_ts"}
 
 
 def to_ts(value: datetime | None, default: float = 0.0) -> float:
@@ -30,6 +50,11 @@ def memory_to_payload(memory: Memory) -> dict[str, Any]:
     data["valid_from_ts"] = to_ts(memory.valid_from)
     data["valid_until_ts"] = to_ts(memory.valid_until, OPEN_END_TS)
     return data
+
+
+def access_payload(access_count: int, at: datetime) -> dict[str, Any]:
+    """The payload fields a read touches (merged into the stored payload)."""
+    return {"access_count": access_count, "last_accessed_at": at.isoformat()}
 
 
 _DERIVED = ("session_id", "created_ts", "recorded_ts", "valid_from_ts", "valid_until_ts")

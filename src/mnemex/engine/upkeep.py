@@ -1,0 +1,151 @@
+"""Keeping a store in shape: index optimization, rebuilding the search vectors after the
+encoders change, learning the word vocabulary of a store written before it existed, and the
+counts `memory_stats` reports. Nothing here changes what a memory says."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Iterator
+
+from mnemex.embed.dense import DenseEmbedder
+from mnemex.embed.vocabulary import Vocabulary
+from mnemex.engine.write.path import WritePath, embedding_text
+from mnemex.models import Memory, MemoryFilter, ValidityMode
+from mnemex.store.base import MemoryStore
+
+log = logging.getLogger(__name__)
+
+
+def all_memories(store: MemoryStore, flt: MemoryFilter, *, page: int = 256) -> Iterator[Memory]:
+    """Every memory `flt` lets through, in store order, a page at a time."""
+    offset: str | None = None
+    while True:
+        hits, offset = store.scroll(flt, limit=page, offset=offset)
+        for hit in hits:
+            yield hit.memory
+        if offset is None:
+            return
+
+
+class Upkeep:
+    def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, vocabulary: Vocabulary, writer: WritePath,
+                 lock: threading.RLock, optimize_every: int):
+        self._store = store
+        self._dense = dense
+        self._vocabulary = vocabulary
+        self._writer = writer
+        self._lock = lock
+        self._optimize_every = optimize_every
+        self.writes_since_optimize = 0
+        self._closing = threading.Event()
+        self._vocabulary_build: threading.Thread | None = None
+
+    # ------------------------------------------------------------- optimize
+    def count_writes(self, n: int) -> None:
+        self.writes_since_optimize += n
+
+    def needs_optimize(self) -> bool:
+        every = self._optimize_every
+        return bool(every) and self.writes_since_optimize >= every
+
+    def optimize(self) -> None:
+        """Build the indexes. Holds the store (and Edge holds the GIL): run it when idle."""
+        with self._lock:
+            self._store.optimize()
+            self.writes_since_optimize = 0
+
+    # -------------------------------------------------------------- reindex
+    def reindex(self, *, dense: bool = False, batch: int = 256,
+                progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild every memory's BM25 vector (and its embedding with `dense=True`) with the current
+        encoders, e.g. after an upgrade that changed how code names are tokenized. Memories,
+        history and the journal are untouched. `progress(done, total)` is called per batch."""
+        self.wait_vocabulary()
+        with self._lock:
+            every = MemoryFilter(validity=ValidityMode.TIMELINE)
+            total = self._store.count(every)
+            self._vocabulary.clear()  # relearnt from every memory below
+            done = 0
+            chunk: list[Memory] = []
+            for memory in list(all_memories(self._store, every)):
+                chunk.append(memory)
+                if len(chunk) >= batch:
+                    self._writer.reindex(chunk, dense=dense)
+                    done += len(chunk)
+                    chunk = []
+                    if progress is not None:
+                        progress(done, total)
+            if chunk:
+                self._writer.reindex(chunk, dense=dense)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+            self._vocabulary.mark_complete()
+            self.count_writes(done)
+        return done
+
+    # ----------------------------------------------------------- vocabulary
+    def start_vocabulary_build(self) -> None:
+        """Learn the words of a store written before the vocabulary existed (or by another model)
+        in the background; searches expand with what is known meanwhile."""
+        if self._vocabulary.complete:
+            return
+        if self._store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 0:
+            self._vocabulary.mark_complete()
+            return
+        self._vocabulary_build = threading.Thread(target=self._build_vocabulary_quietly,
+                                                  name="mnemex-vocabulary", daemon=True)
+        self._vocabulary_build.start()
+
+    def build_vocabulary(self, *, batch: int = 256) -> int:
+        """Learn the words of every stored memory (query expansion, `embed/vocabulary.py`);
+        returns how many were new. Runs by itself when an engine opens a store whose vocabulary
+        was never built."""
+        added = 0
+        offset: str | None = None
+        flt = MemoryFilter(validity=ValidityMode.TIMELINE)
+        while not self._closing.is_set():
+            page, offset = self._store.scroll(flt, limit=batch, offset=offset)
+            added += self._vocabulary.add(embedding_text(h.memory) for h in page)
+            if offset is None:
+                self._vocabulary.mark_complete()
+                break
+        return added
+
+    def wait_vocabulary(self, timeout: float | None = None) -> bool:
+        """Wait for a background vocabulary build, if one runs; True when none is left running."""
+        thread = self._vocabulary_build
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def _build_vocabulary_quietly(self) -> None:
+        try:
+            added = self.build_vocabulary()
+            log.info("vocabulary built: %d words", added)
+        except Exception as exc:  # a store closed under it, a model failure: expansion just stays partial
+            if not self._closing.is_set():
+                log.warning("vocabulary build stopped: %s", exc)
+
+    # ---------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        total = self._store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
+        current = self._store.count(MemoryFilter())
+        return {
+            "memories_total": total,
+            "memories_current": current,
+            "memories_invalidated": total - current,
+            "embedding_model": self._dense.identity.model,
+            "embedding_dim": self._dense.identity.dim,
+            "model_loaded": getattr(self._dense, "loaded", True),
+            "writes_since_optimize": self.writes_since_optimize,
+            "vocabulary_words": len(self._vocabulary),
+            "vocabulary_complete": self._vocabulary.complete,
+        }
+
+    def stop(self) -> None:
+        """Stop background work (before the store closes)."""
+        self._closing.set()
+        self.wait_vocabulary(timeout=30)

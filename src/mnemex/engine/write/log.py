@@ -1,0 +1,53 @@
+"""What the write path records besides the store: a small port it is given (`WriteLog`), so the
+write wing never calls back into the engine facade. `JournalLog` writes to the journal (audit
+row, content version, entity index, relations with pruning); `NoLog` records nothing."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from mnemex.models import Memory, Provenance
+
+
+class WriteLog(Protocol):
+    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
+        """A memory was created (before is None) or changed by `op` at the request of `by`."""
+
+    def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
+        """A relation between two memories was recorded."""
+
+
+class NoLog:
+    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
+        pass
+
+    def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
+        pass
+
+
+class JournalLog:
+    """The journal as the write path's log: every write op with before/after and who asked
+    (client and project), each new content version, the entity index, the relation graph."""
+
+    def __init__(self, journal: Any, *, relations_per_memory: int):
+        self.journal = journal
+        self._relations_per_memory = relations_per_memory
+
+    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
+        after_data = after.model_dump(mode="json")
+        self.journal.record_op(op, after.id, by.source, before.model_dump(mode="json") if before else None,
+                               after_data, who(by, after.project))
+        if before is None or before.content != after.content:
+            self.journal.add_version(after.id, after.content, after_data, op)
+        if before is None or before.entities != after.entities:
+            self.journal.index_entities(after.id, after.entities)
+
+    def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
+        self.journal.add_relation(src, dst, relation, weight)
+        self.journal.prune_relations(src, self._relations_per_memory)
+
+
+def who(by: Provenance, project: str | None) -> dict[str, Any] | None:
+    """The audit detail naming who wrote: the client (from its MCP `clientInfo`) and the project."""
+    detail = {k: v for k, v in (("client", by.client), ("project", project)) if v}
+    return detail or None

@@ -1,0 +1,316 @@
+"""The single write path: validate, form, gate, embed, store, link, log.
+
+Every write of every entry point (tools, CLI, hooks, import, benchmark) goes through
+`WritePath`, under the engine's write lock, so gate decisions are never raced: two
+writers sending near-duplicates produce one memory and one reinforcement. Reads that touch a
+memory (its access count) and corrections go through it too (`touch`, `amend`, `replace`).
+
+Episodes and tool events are records of what happened: they are stored verbatim (after
+redaction), never merged. Semantic kinds (facts, decisions, conventions, ...) pass the
+prediction-error gate against their nearest current neighbours in the same scope.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Sequence
+
+from mnemex.config.gate import DEFAULT_GATE, GateConfig
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
+from mnemex.embed.dense import DenseEmbedder
+from mnemex.embed.sparse import SparseEncoder
+from mnemex.embed.vocabulary import Vocabulary
+from mnemex.engine.write import formation
+from mnemex.engine.write.formation import CHANNELS, RECORD_KINDS, Skip
+from mnemex.engine.write.log import NoLog, WriteLog
+from mnemex.engine.write.observe.signals import Channels
+from mnemex.engine.write.prediction_gate import GateDecision, decide, synthesize
+from mnemex.engine.write.redact import redact
+from mnemex.engine.write.sanitize import clean_text, scrub, scrub_tags, scrub_tree
+from mnemex.errors import InvalidInputError
+from mnemex.models import (
+    Memory,
+    MemoryChanges,
+    MemoryFilter,
+    MemoryStatus,
+    NewMemory,
+    Provenance,
+    Scope,
+    WriteAction,
+    WriteOutcome,
+)
+from mnemex.store.base import MemoryStore, StoredPoint, VectorQuery
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Formed:
+    """A claim ready to store: the memory, and the channels its importance was estimated from
+    (None when the caller gave the importance)."""
+
+    memory: Memory
+    channels: Channels | None = None
+    noisy: bool = False
+
+
+def validate_content(content: str, max_chars: int) -> str:
+    """The content to store, cleaned (`clean_text`) and stripped; InvalidInputError if empty or too long."""
+    if not isinstance(content, str):
+        raise InvalidInputError("content must be a string")
+    text = clean_text(content).strip()
+    if not text:
+        raise InvalidInputError("content is empty: give the fact, decision or note to remember")
+    if len(text) > max_chars:
+        raise InvalidInputError(
+            f"content is {len(text)} characters, over the limit of {max_chars}: "
+            "split it into smaller memories or raise limits.max_content_chars"
+        )
+    return text
+
+
+def embedding_text(memory: Memory) -> str:
+    """What the vectors are made of: the content, plus tags so they are findable."""
+    if memory.tags:
+        return f"{memory.content}\n[tags: {', '.join(memory.tags)}]"
+    return memory.content
+
+
+def sanitized(item: NewMemory | Memory, max_chars: int,
+              redaction: RedactionConfig = DEFAULT_REDACTION) -> NewMemory | Memory:
+    """`item` with its content validated and every other text field cleaned and redacted
+    (tags, metadata, provenance): secrets never reach the store through a side field. The
+    content of a request is redacted by formation (which reports what it found); a whole
+    Memory (an import) has its content redacted here."""
+    prov = item.provenance
+    content = validate_content(item.content, max_chars)
+    return item.model_copy(update={
+        "content": scrub(content, redaction) if isinstance(item, Memory) else content,
+        "tags": scrub_tags(item.tags, redaction),
+        "metadata": scrub_tree(item.metadata, redaction),
+        "provenance": prov.model_copy(update={
+            k: scrub(v, redaction) for k, v in prov.model_dump().items() if isinstance(v, str)}),
+    })
+
+
+class WritePath:
+    def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
+                 max_content_chars: int, clock: Callable[[], datetime], log: WriteLog | None = None,
+                 vocabulary: Vocabulary | None = None, gate: GateConfig = DEFAULT_GATE,
+                 observer: ObserverConfig = DEFAULT_OBSERVER, redaction: RedactionConfig = DEFAULT_REDACTION):
+        self._store = store
+        self._vocabulary = vocabulary
+        self._dense = dense
+        self._sparse = sparse
+        self._max_chars = max_content_chars
+        self._clock = clock
+        self._log = log or NoLog()
+        self._gate = gate
+        self._observer = observer
+        self._redaction = redaction
+
+    # ------------------------------------------------------------ building
+    def build(self, new: NewMemory, *, default_project: str | None) -> list[Formed | Skip]:
+        """What a request becomes: validated, redacted, classified, split into atoms (or skipped)."""
+        new = sanitized(new, self._max_chars, self._redaction)
+        now = self._clock()
+        project = new.project or (default_project if new.scope == Scope.PROJECT else None)
+        if new.scope == Scope.PROJECT and not project:
+            raise InvalidInputError(
+                "scope 'project' needs a project: run inside a git repository, pass project=..., "
+                "or use scope 'global'"
+            )
+        created = new.created_at or now
+        out: list[Formed | Skip] = []
+        for draft in formation.form(new, now=created, observer=self._observer, redaction=self._redaction):
+            if isinstance(draft, Skip):
+                out.append(draft)
+                continue
+            out.append(Formed(Memory(
+                id=str(uuid.uuid4()), content=draft.content, kind=draft.kind, scope=new.scope,
+                project=project, tags=new.tags, provenance=new.provenance, confidence=new.confidence,
+                importance=draft.importance, pinned=new.pinned, immutable=new.immutable,
+                created_at=created, recorded_at=now, valid_from=new.valid_from or created,
+                valid_until=new.valid_until or draft.valid_until, entities=draft.entities,
+                metadata={**new.metadata, **draft.metadata},
+            ), draft.channels, draft.noisy))
+        return out
+
+    # -------------------------------------------------------------- writing
+    def write(self, requests: Sequence[Sequence[Formed | Skip]], *, gated: bool = True) -> list[WriteOutcome]:
+        """Store what `build` made of each request (one embedding batch for all); one outcome per
+        request, with the outcomes of its further claims in `also`. Gated kinds go through the
+        prediction-error gate one by one; records (and everything when `gated` is False) are
+        stored as formed, together, after them."""
+        formed = [item for group in requests for item in group if isinstance(item, Formed)]
+        texts = [embedding_text(f.memory) for f in formed]
+        vectors = self._dense.embed_documents(texts) if formed else []
+        encoded = {f.memory.id: (vector, text) for f, vector, text in zip(formed, vectors, texts)}
+        plain: list[tuple[Memory, Sequence[float], str]] = []
+        grouped: list[list[WriteOutcome]] = []
+        for group in requests:
+            parts = []
+            for item in group:
+                if isinstance(item, Skip):
+                    parts.append(WriteOutcome(action=WriteAction.SKIPPED, reason=item.reason))
+                    continue
+                vector, text = encoded[item.memory.id]
+                if not gated or item.memory.kind in RECORD_KINDS:
+                    plain.append((item.memory, vector, text))
+                    parts.append(WriteOutcome(action=WriteAction.CREATED, id=item.memory.id, reason="recorded"))
+                else:
+                    parts.append(self._gated(item, vector, text))
+            grouped.append(parts)
+        if plain:
+            self._store_points(plain)
+            for memory, _, _ in plain:
+                self._log.wrote("create", None, memory, memory.provenance)
+        return [parts[0].model_copy(update={"also": tuple(parts[1:])}) if len(parts) > 1 else parts[0]
+                for parts in grouped]
+
+    def write_as_given(self, memories: Sequence[Memory]) -> None:
+        """Store whole memories (ids, times, status kept): an import. Redacted like every write."""
+        memories = [sanitized(m, self._max_chars, self._redaction) for m in memories]
+        self.write([[Formed(m)] for m in memories], gated=False)
+
+    def _gated(self, formed: Formed, vector: Sequence[float], text: str) -> WriteOutcome:
+        memory = formed.memory
+        neighbours = self._neighbours(memory, vector)
+        novelty = 1.0 - (neighbours[0][1] if neighbours else 0.0)
+        refined = formation.importance_with_novelty(formed.channels, formed.noisy, memory.kind, novelty)
+        if refined is not None:
+            memory = memory.model_copy(update={"importance": refined, "metadata": {
+                **memory.metadata, CHANNELS: {**memory.metadata[CHANNELS], "novelty": round(novelty, 3)}}})
+        decision = decide(memory.content, memory.kind, memory.importance, neighbours, self._gate)
+        return self._apply(memory, vector, text, decision, neighbours)
+
+    def _neighbours(self, memory: Memory, vector: Sequence[float], k: int = 5) -> list[tuple[Memory, float]]:
+        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project)
+        return [(h.memory, float(h.score)) for h in self._store.query(VectorQuery(dense=vector, filter=flt, limit=k))]
+
+    def _apply(self, memory: Memory, vector: Sequence[float], text: str, d: GateDecision,
+               neighbours: list[tuple[Memory, float]]) -> WriteOutcome:
+        now = self._clock()
+        target, by = d.target, memory.provenance
+        if d.action == WriteAction.SKIPPED:
+            return WriteOutcome(action=d.action, affected_ids=(target.id,) if target else (), reason=d.reason)
+        if d.action == WriteAction.REINFORCED and target is not None:
+            after = target.model_copy(update={
+                "access_count": target.access_count + 1, "last_accessed_at": now,
+                "importance": max(target.importance, memory.importance),
+                "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
+            })
+            self.replace(target, after, op="reinforce", reembed=False, by=by)
+            return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
+        if d.action == WriteAction.UPDATED and target is not None:
+            merged = validate_content(synthesize(target.content, memory.content), self._max_chars)
+            after = target.model_copy(update={
+                "content": merged, "updated_at": now,
+                "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
+                "entities": tuple(dict.fromkeys(target.entities + memory.entities)),
+                "importance": max(target.importance, memory.importance),
+            })
+            self.replace(target, after, op="update", reembed=merged != target.content, by=by)
+            return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
+        if d.action == WriteAction.SUPERSEDED and target is not None:
+            new = memory.model_copy(update={"supersedes": (target.id,)})
+            self._store_points([(new, vector, text)])
+            self._log.wrote("create", None, new, new.provenance)
+            old_after = target.model_copy(update={
+                "status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "updated_at": now,
+                "valid_until": max(new.valid_from, target.valid_from),
+            })
+            self.replace(target, old_after, op="supersede", reembed=False, by=by)
+            self._log.linked(new.id, target.id, "supersedes", 1.0)
+            return WriteOutcome(action=d.action, id=new.id, affected_ids=(target.id,), reason=d.reason)
+        self._store_points([(memory, vector, text)])
+        self._log.wrote("create", None, memory, memory.provenance)
+        if d.contradicts is not None:
+            self._log.linked(memory.id, d.contradicts.id, "contradicts", 1.0)
+            return WriteOutcome(action=WriteAction.CREATED, id=memory.id, affected_ids=(d.contradicts.id,),
+                                reason=d.reason)
+        for other, sim in neighbours:
+            rel = formation.relation_between(memory, other, sim)
+            if rel is not None:
+                self._log.linked(memory.id, other.id, rel[0], rel[1])
+        return WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason=d.reason)
+
+    def _store_points(self, items: Sequence[tuple[Memory, Sequence[float], str]]) -> None:
+        points = [StoredPoint(memory, vector, self._sparse.embed_document(text)) for memory, vector, text in items]
+        self._store.upsert(points)
+        if self._vocabulary is not None:
+            try:
+                self._vocabulary.add(text for _, _, text in items)
+            except Exception as exc:  # the memories are stored; only query expansion misses their words
+                log.warning("vocabulary update failed (memories are stored): %s", exc)
+
+    # -------------------------------------------------------------- editing
+    def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool,
+                by: Provenance | None = None) -> Memory:
+        """Write a new version of an existing memory (same id); returns it, validated. `by` is
+        who asked (default: the memory's own provenance)."""
+        after = Memory.model_validate(after.model_dump())
+        if reembed:
+            text = embedding_text(after)
+            self._store_points([(after, self._dense.embed_documents([text])[0], text)])
+        else:
+            self._store.save(after)
+        self._log.wrote(op, before, after, by or after.provenance)
+        return after
+
+    def amend(self, before: Memory, changes: MemoryChanges, *, by: Provenance) -> Memory:
+        """`before` with `changes` applied (content validated and redacted, tags and metadata
+        scrubbed); InvalidInputError when nothing would change."""
+        fields = changes.model_dump(exclude_none=True)
+        if not fields:
+            raise InvalidInputError("nothing to update: pass content, kind, tags, importance, confidence or pinned")
+        if "content" in fields:
+            fields["content"] = redact(validate_content(fields["content"], self._max_chars), self._redaction).text
+        if "tags" in fields:
+            fields["tags"] = scrub_tags(fields["tags"], self._redaction)
+        if "metadata" in fields:
+            fields["metadata"] = scrub_tree(fields["metadata"], self._redaction)
+        fields["updated_at"] = self._clock()
+        return self.replace(before, before.model_copy(update=fields), op="update",
+                            reembed="content" in fields or "tags" in fields, by=by)
+
+    def invalidate(self, before: Memory, *, reason: str, by: Provenance) -> Memory:
+        """`before` forgotten: no longer current, kept in the timeline with the (scrubbed) reason."""
+        now = self._clock()
+        after = before.model_copy(update={
+            "status": MemoryStatus.FORGOTTEN,
+            "valid_until": before.valid_until or now,
+            "updated_at": now,
+            "metadata": {**before.metadata, **({"forget_reason": scrub(reason, self._redaction)}
+                                               if reason.strip() else {})},
+        })
+        return self.replace(before, after, op="forget", reembed=False, by=by)
+
+    def touch(self, memories: Sequence[Memory]) -> None:
+        """Record that the memories were read (access count and time): what recall feeds activation."""
+        now = self._clock()
+        for memory in memories:
+            self._store.mark_accessed(memory.id, memory.access_count + 1, now)
+
+    def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
+        """Rebuild the vectors of stored memories as the current encoders make them (sparse always,
+        dense when asked; otherwise the stored dense vector is kept). Payloads, ids and the journal
+        are untouched: nothing about the memories changes, only how they are found."""
+        if not memories:
+            return
+        texts = [embedding_text(m) for m in memories]
+        if dense:
+            vectors = self._dense.embed_documents(texts)
+        else:
+            stored = {h.id: h.dense for h in self._store.retrieve([m.id for m in memories], with_vectors=True)}
+            vectors = [stored.get(m.id) for m in memories]
+            missing = [i for i, v in enumerate(vectors) if v is None]
+            if missing:
+                fresh = self._dense.embed_documents([texts[i] for i in missing])
+                for i, vec in zip(missing, fresh):
+                    vectors[i] = vec
+        self._store_points(list(zip(memories, vectors, texts)))

@@ -1,0 +1,7 @@
+"""Secret redaction, the first step of every write: `redact(text)` replaces each credential it
+recognises with `[REDACTED:<kind>]`. `rules` holds one rule per credential shape, `values` the
+tests of what a value looks like (random token, placeholder, code, prose)."""
+
+from mnemex.engine.write.redact.redact import MARKER, Finding, Redaction, find_secrets, redact
+
+__all__ = ["MARKER", "Finding", "Redaction", "find_secrets", "redact"]

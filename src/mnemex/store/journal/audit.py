@@ -1,0 +1,73 @@
+"""The audit log: every write op (and, at higher levels, every read) with before/after payloads."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from mnemex.store.journal.database import Database, _dumps, _loads
+
+
+@dataclass(frozen=True, slots=True)
+class OpRecord:
+    id: int
+    ts: datetime
+    op: str
+    memory_id: str | None
+    actor: str | None
+    before: dict[str, Any] | None
+    after: Any
+    detail: dict[str, Any] | None
+    purged: bool
+
+
+class AuditLog(Database):
+    """Audit rows; `level` (see `Database`) decides what is recorded."""
+
+    def record_op(self, op: str, memory_id: str | None, actor: str | None = None,
+                  before: dict[str, Any] | None = None, after: dict[str, Any] | None = None,
+                  detail: dict[str, Any] | None = None) -> int | None:
+        """Record a write op (create, update, forget, supersede, ...); returns its row id, or
+        None when the audit level is off."""
+        if self._rank < 1:
+            return None
+        with self._tx() as con:
+            return self._insert_op(con, op, memory_id, actor, before, after, detail)
+
+    def record_read(self, op: str, memory_ids: Sequence[str] = (), *, actor: str | None = None,
+                    detail: dict[str, Any] | None = None, payloads: list[dict[str, Any]] | None = None) -> int | None:
+        """Record a read (search, recall) and the ids it returned, at level reads or verbose;
+        `payloads` (what was returned) are kept only at verbose. Returns the row id or None."""
+        if self._rank < 2:
+            return None
+        detail = {**(detail or {}), "result_ids": list(memory_ids)}
+        kept = payloads if self._rank >= 3 else None
+        with self._tx() as con:
+            op_id = self._insert_op(con, op, None, actor, None, kept, detail)
+            con.executemany("INSERT INTO op_memories VALUES (?, ?)", [(op_id, m) for m in dict.fromkeys(memory_ids)])
+            return op_id
+
+    def _insert_op(self, con: sqlite3.Connection, op: str, memory_id: str | None, actor: str | None,
+                   before: Any, after: Any, detail: Any) -> int:
+        ts, epoch = self._now()
+        cur = con.execute(
+            "INSERT INTO ops (ts, ts_epoch, op, memory_id, actor, before, after, detail) VALUES (?,?,?,?,?,?,?,?)",
+            (ts, epoch, op, memory_id, actor, _dumps(before), _dumps(after), _dumps(detail)))
+        return int(cur.lastrowid)
+
+    def ops(self, memory_id: str | None = None, since: datetime | None = None, limit: int = 100) -> list[OpRecord]:
+        """Audit rows, newest first: all, or those about `memory_id` (its writes and the reads
+        that returned it), optionally only from `since` on."""
+        where, args = [], []
+        if memory_id is not None:
+            where.append("(memory_id = ? OR id IN (SELECT op_id FROM op_memories WHERE memory_id = ?))")
+            args += [memory_id, memory_id]
+        if since is not None:
+            where.append("ts_epoch >= ?")
+            args.append((since if since.tzinfo else since.replace(tzinfo=timezone.utc)).timestamp())
+        sql = "SELECT * FROM ops" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC LIMIT ?"
+        rows = self._conn().execute(sql, (*args, int(limit))).fetchall()
+        return [OpRecord(r[0], datetime.fromisoformat(r[1]), r[3], r[4], r[5], _loads(r[6]), _loads(r[7]),
+                         _loads(r[8]), bool(r[9])) for r in rows]
