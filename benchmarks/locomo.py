@@ -128,7 +128,9 @@ def build_conversation(memories: list[dict]) -> tuple[Any, dict[str, str]]:
 
 def searcher(engine: Any, back: dict[str, str], config: RetrievalConfig | None = None) -> Callable[[str, int], list[str]]:
     """search(query, k) -> [dia_id] through `MemoryEngine.search` (the search_memory path)."""
-    options = {"config": config} if config is not None else {}
+    options: dict[str, Any] = {"config": config} if config is not None else {}
+    if os.environ.get("MNEMEX_BENCH_NOW"):  # a fixed clock: recency scored the same on every run
+        options["now"] = datetime.fromisoformat(os.environ["MNEMEX_BENCH_NOW"])
 
     def search(query: str, k: int) -> list[str]:
         return [back.get(r.memory.id, r.memory.id) for r in engine.search(query, limit=k, **options)]

@@ -16,11 +16,11 @@ from mnemex.engine.retrieval.query import (
     hypothetical_documents,
     is_trivial,
     parse_time_window,
-    plan_query,
     question_core,
     strip_time_expression,
 )
-from mnemex.engine.retrieval.scoring import actr_activation, composite_score, confidence, query_entities
+from mnemex.engine.retrieval.plan import plan_query, query_entities, terms_of
+from mnemex.engine.retrieval.scoring import actr_activation, composite_score, confidence
 from mnemex.models import Memory, Provenance
 
 NOW = datetime(2024, 3, 15, 12, 0, tzinfo=timezone.utc)  # a Friday
@@ -213,24 +213,24 @@ def test_query_entities_names_identifiers_paths_codes():
 
 
 def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matches():
-    from mnemex.engine.retrieval.pipeline import _Candidate, _lean_on_embedding, _lexical_match_unrelated
-    from mnemex.engine.retrieval.scoring import names_code
+    from mnemex.engine.retrieval.candidates import Candidate
+    from mnemex.engine.retrieval.stages.search import lean_on_embedding, lexical_match_unrelated
     from mnemex.store.base import Hit
 
     def cand(bm25, cosine):
-        return _Candidate(hit=Hit("x", 0.0, {}), cosine=cosine, bm25=bm25)
+        return Candidate(hit=Hit("x", 0.0, {}), cosine=cosine, bm25=bm25)
 
-    assert _lexical_match_unrelated({"a": cand(7.5, 0.05), "b": cand(0.0, 0.6)}, DEFAULT)
-    assert not _lexical_match_unrelated({"a": cand(7.5, 0.35), "b": cand(0.0, 0.6)}, DEFAULT)
-    assert not _lexical_match_unrelated({"a": cand(7.5, 0.05)}, DEFAULT.model_copy(update={"agreement_floor": 0.0}))
-    assert not _lexical_match_unrelated({"b": cand(0.0, 0.6)}, DEFAULT)  # no lexical match at all
-    assert _lean_on_embedding(DEFAULT, 0.5, 0.5) == pytest.approx((0.8, 0.2))
-    assert _lean_on_embedding(DEFAULT, 0.9, 0.1) == pytest.approx((0.9, 0.1))  # never less embedding
-    assert names_code("where is poll_carrier_status") and names_code("TS2345 again") and names_code("promote-prod-v2")
-    assert not names_code("how does merged code end up live")
+    assert lexical_match_unrelated({"a": cand(7.5, 0.05), "b": cand(0.0, 0.6)}, DEFAULT)
+    assert not lexical_match_unrelated({"a": cand(7.5, 0.35), "b": cand(0.0, 0.6)}, DEFAULT)
+    assert not lexical_match_unrelated({"a": cand(7.5, 0.05)}, DEFAULT.model_copy(update={"agreement_floor": 0.0}))
+    assert not lexical_match_unrelated({"b": cand(0.0, 0.6)}, DEFAULT)  # no lexical match at all
+    assert lean_on_embedding(DEFAULT, 0.5, 0.5) == pytest.approx((0.8, 0.2))
+    assert lean_on_embedding(DEFAULT, 0.9, 0.1) == pytest.approx((0.9, 0.1))  # never less embedding
+    assert terms_of("where is poll_carrier_status").names_code and terms_of("TS2345 again").names_code and terms_of("promote-prod-v2").names_code
+    assert not terms_of("how does merged code end up live").names_code
     # prose compounds and numbers are not code: the rule still applies to them
     for prose in ("a follow-up on the long-term plan", "e.g. the retry policy", "it took 1.5 hours", "v1.2.3"):
-        assert not names_code(prose), prose
+        assert not terms_of(prose).names_code, prose
 
 
 # ---------------------------------------------------------------- scoring
@@ -276,13 +276,12 @@ def test_code_and_time_parsing_stay_linear_and_safe_on_hostile_input():
     and odd whitespace or punctuation must not raise."""
     import time
 
-    from mnemex.engine.retrieval.scoring import names_code
 
     for text in ("a" * 40_000, "a_" * 10_000, "a-" * 10_000, "x." * 10_000, "0123456789abcdef" * 2_500):
         t0 = time.perf_counter()
         expand_code_tokens(text)
         query_entities(text)
-        names_code(text)
+        terms_of(text).names_code
         plan_query(text, now=NOW)
         assert time.perf_counter() - t0 < 1.0, text[:10]
     for text in ("end\tof May 2023 release", "the end\u00a0of May", "?!", "   ", "how does sep.join work",

@@ -31,21 +31,21 @@ def test_expansion_points_at_memory_words_near_in_meaning(embedder, sparse) -> N
     assert voc.add(MEMORIES) > 0
     assert "jobs" in voc and "career" not in voc
     jobs = sparse.word_token("jobs")
-    out = voc.expand("career plans", floor=0.6, per_word=3, weight=0.5)
+    out = voc.expand(plain_words("career plans"), floor=0.6, per_word=3, weight=0.5)
     assert jobs in out
     assert 0.3 <= out[jobs] <= 0.5                      # weight x cosine ('career'~'jobs' is about 0.75)
     assert sparse.word_token("soup") not in out          # unrelated words stay out
-    assert voc.expand("career plans", floor=0.99, per_word=3, weight=0.5) == {}
-    assert voc.expand("career plans", floor=0.6, per_word=3, weight=0.5, exclude=[jobs]).get(jobs) is None
+    assert voc.expand(plain_words("career plans"), floor=0.99, per_word=3, weight=0.5) == {}
+    assert voc.expand(plain_words("career plans"), floor=0.6, per_word=3, weight=0.5, exclude=[jobs]).get(jobs) is None
     # a query word never expands to its own token, and code names are never expanded
-    assert sparse.word_token("jobs") not in voc.expand("jobs", floor=0.0, per_word=5, weight=0.5)
-    assert voc.expand("poll_carrier_status parseConfig", floor=0.0, per_word=5, weight=0.5) == {}
+    assert sparse.word_token("jobs") not in voc.expand(plain_words("jobs"), floor=0.0, per_word=5, weight=0.5)
+    assert voc.expand(plain_words("poll_carrier_status parseConfig"), floor=0.0, per_word=5, weight=0.5) == {}
 
 
 def test_at_most_per_word_expansions(embedder, sparse) -> None:
     voc = Vocabulary(embedder, sparse)
     voc.add(["jobs job career careers work working employment profession occupation"])
-    out = voc.expand("vocation", floor=0.0, per_word=2, weight=0.5)
+    out = voc.expand(plain_words("vocation"), floor=0.0, per_word=2, weight=0.5)
     assert 1 <= len(out) <= 2
 
 
@@ -54,13 +54,13 @@ def test_persisted_and_reset_for_another_model(tmp_path, embedder, sparse) -> No
     voc = Vocabulary(embedder, sparse, path)
     voc.add(MEMORIES)
     voc.mark_complete()
-    before = voc.expand("career", floor=0.6, per_word=3, weight=0.5)
+    before = voc.expand(plain_words("career"), floor=0.6, per_word=3, weight=0.5)
     size = len(voc)
     voc.close()
 
     again = Vocabulary(embedder, sparse, path)
     assert len(again) == size and again.complete
-    after = again.expand("career", floor=0.6, per_word=3, weight=0.5)
+    after = again.expand(plain_words("career"), floor=0.6, per_word=3, weight=0.5)
     assert after.keys() == before.keys()
     assert all(abs(after[k] - before[k]) < 1e-2 for k in after)   # float16 on disk
     again.close()
@@ -82,7 +82,7 @@ def test_prune_drops_words_no_memory_holds(embedder, sparse) -> None:
     jobs = sparse.word_token("jobs")
     removed = voc.prune([MEMORIES[0]], in_use=lambda token: token != jobs)
     assert removed == 1 and "jobs" not in voc and "salt" in voc
-    assert jobs not in voc.expand("career", floor=0.6, per_word=3, weight=0.5)
+    assert jobs not in voc.expand(plain_words("career"), floor=0.6, per_word=3, weight=0.5)
 
 
 def test_search_finds_a_memory_sharing_no_word_with_the_query(engine) -> None:

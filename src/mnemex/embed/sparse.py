@@ -83,9 +83,10 @@ def expand_code_tokens(text: str) -> str:
     return _expand(text)[0]
 
 
-def _expand(text: str) -> tuple[str, list[str]]:
-    """(expanded text, whole names): one pass over the code names for both uses."""
-    parts, names = code_names(text)
+def _expand(text: str, code: tuple[list[str], list[str]] | None = None) -> tuple[str, list[str]]:
+    """(expanded text, whole names): one pass over the code names (`code`, when the caller has
+    already read them) for both uses."""
+    parts, names = code if code is not None else code_names(text)
     words = set(re.findall(r"[a-z0-9]+", text.lower()))
     extra = parts + [n for n in dict.fromkeys(names) if n not in words]
     return (f"{text} {' '.join(extra)}" if extra else text), names
@@ -109,8 +110,10 @@ class SparseEncoder:
         indices = self._bm25.embed_query(word).indices
         return int(indices[0]) if len(indices) == 1 else None
 
-    def embed_query(self, text: str) -> SparseVec:
-        expanded, names = _expand(text)
+    def embed_query(self, text: str, code: tuple[list[str], list[str]] | None = None) -> SparseVec:
+        """The BM25 query vector of `text`, its whole code names weighted NAME_WEIGHT; `code` is
+        `code_names(text)` when the caller has already read it."""
+        expanded, names = _expand(text, code)
         vec = self._bm25.embed_query(expanded)
         if not names:
             return SparseVec(tuple(vec.indices), tuple(vec.values))

@@ -155,16 +155,17 @@ class Vocabulary:
             return len(gone)
 
     # ------------------------------------------------------------------ reads
-    def expand(self, text: str, *, floor: float, per_word: int, weight: float,
+    def expand(self, words: Sequence[str], *, floor: float, per_word: int, weight: float,
                exclude: Iterable[int] = ()) -> dict[int, float]:
-        """BM25 token → weight for the nearest memory words of the plain words of `text`.
+        """BM25 token → weight for the nearest memory words of a query's plain `words`
+        (`plain_words` of its text, in order).
 
         Each query word brings at most `per_word` words whose cosine to it is at least `floor`,
         weighted `weight` × cosine (the query's own words weigh 1). Tokens in `exclude` (the
         query's own) and the word's own token are skipped; a token reached from two words keeps
         the larger weight.
         """
-        words = [w for w in dict.fromkeys(plain_words(text)) if self._token(w) is not None][:MAX_QUERY_WORDS]
+        words = [w for w in dict.fromkeys(words) if self._token(w) is not None][:MAX_QUERY_WORDS]
         if not words or per_word <= 0 or self._size == 0:
             return {}
         vectors = self._vectors(words)

@@ -13,54 +13,11 @@ then × a trust factor for memories from low-confidence sources.
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime, timedelta, timezone
 
-from mnemex.embed.sparse import code_names
 from mnemex.config.retrieval import CompositeWeights
 from mnemex.engine.retrieval.query.temporal import TimeWindow
 from mnemex.models import Memory
-
-_CAPITALISED = re.compile(r"\b[A-Z][\w'-]*[A-Za-z0-9]\b|\b[A-Z]\b")
-# runs of word characters and . / - (anchored and possessive: linear time on any input); a run is an
-# identifier when a separator sits inside it (paths, snake_case, dotted names)
-_RUN = re.compile(r"(?<![\w./-])[\w./-]++")
-_INNER_SEPARATOR = re.compile(r"\w[_./]+\w|_")
-_CAMEL_WORD = re.compile(r"\b\w*[a-z][A-Z]\w*\b")
-_ERROR_CODE = re.compile(r"\b[A-Z]{1,5}-?\d{2,}\b")
-_NOT_ENTITIES = frozenset("""
-i what which where when why who whom whose how is are was were do does did has have had can could should
-would will might may must the a an and or but if then so in on at by for with from to of about
-""".split())
-
-
-def query_entities(query: str) -> frozenset[str]:
-    """Lower-cased names and identifiers a query mentions: capitalised words (not question words),
-    paths, snake/camelCase identifiers, error codes. Possessive 's is dropped."""
-    found = set()
-    for m in _CAPITALISED.finditer(query):
-        word = re.sub(r"'s$", "", m.group(0)).lower()
-        if word not in _NOT_ENTITIES and len(word) > 1:
-            found.add(word)
-    for token in _identifiers(query):
-        token = token.strip("./-").lower()
-        if len(token) > 1:
-            found.add(token)
-    return frozenset(found)
-
-
-def _identifiers(query: str) -> list[str]:
-    out = [m.group(0) for m in _RUN.finditer(query) if _INNER_SEPARATOR.search(m.group(0).strip("./-"))]
-    out += [m.group(0) for m in _CAMEL_WORD.finditer(query)]
-    out += [m.group(0) for m in _ERROR_CODE.finditer(query)]
-    return out
-
-
-def names_code(query: str) -> bool:
-    """Does the query name code (a path, a snake/camel/kebab-case identifier, an error code)? Such a
-    query is anchored in its words: a BM25 match on them is evidence, whatever the embedding says."""
-    return bool(code_names(query)[1]) or _ERROR_CODE.search(query) is not None
-
 
 def memory_entities(memory: Memory) -> frozenset[str]:
     """What a memory is about, from its metadata (not its text, which BM25 already covers)."""

@@ -1,0 +1,182 @@
+"""Candidate generation: per searched text, a dense search and a BM25 search (its words plus the
+memory words nearest in meaning), fused by score or RRF; a compound question's parts fused by
+RRF. The embedding leads when the words are no anchor: the best BM25 match is unrelated, or
+most query words are in no memory."""
+
+from __future__ import annotations
+
+from mnemex.config.retrieval import RetrievalConfig
+from mnemex.engine.retrieval.candidates import Candidate, Candidates
+from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, ranked, rrf
+from mnemex.engine.retrieval.plan import QueryPlan, Terms, plan_query, terms_of
+from mnemex.engine.retrieval.query import TimeWindow, hypothetical_documents
+from mnemex.engine.retrieval.stages.context import ReadContext
+from mnemex.models import MemoryFilter, SparseVec, utcnow
+from mnemex.store.base import VectorQuery
+
+
+def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int,
+               cfg: RetrievalConfig) -> tuple[list[float] | None, Candidates]:
+    """(query vector, candidates with their fused relevance) for the plan's text and parts."""
+    dense_w, sparse_w, pool = cfg.dense_weight, cfg.sparse_weight, max(cfg.candidates, limit)
+    if cfg.intent_routing and plan.intent in cfg.intent_profiles:
+        prof = cfg.intent_profiles[plan.intent]
+        dense_w, sparse_w, pool = prof.dense_weight, prof.sparse_weight, max(prof.candidates, limit)
+    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool)
+    if not plan.compound:
+        return qvec, merged
+    # Compound question: the whole query and each part run separately, fused by RRF.
+    lists = [ranked({k: c.relevance for k, c in merged.items()})]
+    best = max((c.relevance for c in merged.values()), default=1.0)
+    for terms in plan.subterms:
+        _, part = search_text(ctx, terms, plan, flt, cfg, dense_w, sparse_w, pool)
+        lists.append(ranked({k: c.relevance for k, c in part.items()}))
+        for key, cand in part.items():
+            if key not in merged:
+                merged[key] = cand
+                cand.why.append("subquery")
+    fused = max_normalize(rrf(lists, k=cfg.rrf_k))
+    for key, cand in merged.items():
+        cand.relevance = fused.get(key, 0.0) * best
+    return qvec, merged
+
+
+def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,
+                dense_w: float, sparse_w: float, pool: int) -> tuple[list[float] | None, Candidates]:
+    """Dense and BM25 candidates for one text, fused."""
+    qvec = query_vector(ctx, terms.text, plan, cfg) if cfg.use_dense else None
+    svec = ctx.sparse.embed_query(terms.text, terms.code) if cfg.use_sparse else None
+    if svec is not None and not svec.indices:
+        svec = None
+    cands: Candidates = {}
+    lexical = expanded(ctx, terms, svec, cfg) if svec is not None else None
+    dense_hits = ctx.store.query(VectorQuery(dense=qvec, filter=flt, limit=pool)) if qvec is not None else []
+    sparse_hits = ctx.store.query(VectorQuery(sparse=lexical, filter=flt, limit=pool)) if lexical is not None else []
+    for h in dense_hits:
+        cands[h.id] = Candidate(hit=h, cosine=h.score, why=["dense"])
+    for h in sparse_hits:
+        cand = cands.get(h.id)
+        if cand is None:
+            cand = cands[h.id] = Candidate(hit=h)
+        cand.bm25 = h.score
+        cand.why.append("bm25")
+    if not cands:
+        return qvec, cands
+    bm25_top = max((c.bm25 for c in cands.values()), default=0.0)
+    for cand in cands.values():
+        cand.bm25_share = cand.bm25 / bm25_top if bm25_top > 0 else 0.0
+    if qvec is not None:
+        missing = [k for k, c in cands.items() if c.cosine is None]
+        if missing:
+            for key, score in ctx.store.dense_scores(qvec, missing).items():
+                cands[key].cosine = score
+    if cfg.fusion == "rrf":
+        # rescaled to 0..1 (1 = first in every list) so the composite boosts keep their meaning
+        best = sum(w / (cfg.rrf_k + 1) for w, hits in ((dense_w, dense_hits), (sparse_w, sparse_hits)) if hits)
+        scores = {k: v / best for k, v in rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
+                                              [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
+    else:
+        if dense_w > 0 and sparse_w > 0 and not terms.names_code and (
+                lexical_match_unrelated(cands, cfg) or vocabulary_missing(ctx, svec, flt, cfg)):
+            dense_w, sparse_w = lean_on_embedding(cfg, dense_w, sparse_w)
+        scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
+                               {k: c.cosine for k, c in cands.items() if c.cosine is not None},
+                               sparse_weight=sparse_w, dense_weight=dense_w)
+    for key, cand in cands.items():
+        cand.relevance = scores.get(key, 0.0)
+    return qvec, cands
+
+
+def expanded(ctx: ReadContext, terms: Terms, svec: SparseVec, cfg: RetrievalConfig) -> SparseVec:
+    """The query's BM25 vector plus the memory words nearest in meaning to its words, each
+    weighted `expansion_weight` × cosine ("career" also looks for "jobs"). The rules that ask
+    whether the query's own words are in memory keep using `svec`."""
+    if not cfg.expansion or ctx.vocabulary is None or cfg.expansion_terms <= 0:
+        return svec
+    extra = ctx.vocabulary.expand(terms.words, floor=cfg.expansion_floor, per_word=cfg.expansion_terms,
+                                  weight=cfg.expansion_weight, exclude=svec.indices)
+    if not extra:
+        return svec
+    return SparseVec(svec.indices + tuple(extra), svec.values + tuple(extra.values()))
+
+
+def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilter, cfg: RetrievalConfig) -> bool:
+    """Do too many of the query's words occur in no memory at all?
+
+    "Would she pursue writing as a career option?" — when "pursue" and "option" are nowhere in
+    memory, BM25 can only match the rest of the question, which is not what it asks; the
+    embedding, which knows "career" is near "jobs", should lead. One tiny BM25 lookup per
+    query word (limit 1), under the same filter; queries of one word are left alone.
+    """
+    if cfg.vocabulary_floor <= 0 or svec is None or len(svec.indices) < 2:
+        return False
+    total = len(svec.indices)
+    present = missing = 0
+    for index, value in zip(svec.indices, svec.values):
+        if ctx.store.query(VectorQuery.term(index, flt, value)):
+            present += 1
+        else:
+            missing += 1
+        # stop as soon as the answer is known (a remote store pays a round trip per word)
+        if present / total >= cfg.vocabulary_floor:
+            return False
+        if (total - missing) / total < cfg.vocabulary_floor:
+            return True
+    return present / total < cfg.vocabulary_floor
+
+
+def query_vector(ctx: ReadContext, text: str, plan: QueryPlan, cfg: RetrievalConfig) -> list[float]:
+    vec = ctx.dense.embed_query(text)
+    if not cfg.hyde or cfg.hyde_weight <= 0:
+        return vec
+    variants = hypothetical_documents(text, plan.intent)
+    if not variants:
+        return vec
+    extra = ctx.dense.embed_documents(variants)
+    mixed = [v + cfg.hyde_weight * sum(e[i] for e in extra) / len(extra) for i, v in enumerate(vec)]
+    norm = sum(x * x for x in mixed) ** 0.5 or 1.0
+    return [x / norm for x in mixed]
+
+
+def resolve_anchor(ctx: ReadContext, window: TimeWindow, flt: MemoryFilter, cfg: RetrievalConfig) -> TimeWindow | None:
+    """"before/after <event>": the time of the best match for the event bounds the window."""
+    assert window.anchor is not None
+    probe = cfg.model_copy(update={"propagation": False, "composite": False, "decomposition": False,
+                                   "temporal": False, "hyde": False, "candidates": 10})
+    anchor = plan_query(window.anchor, now=utcnow())
+    plan = QueryPlan(text=window.anchor, intent=anchor.intent, window=None, subqueries=(window.anchor,),
+                     terms=terms_of(window.anchor), subterms=(), entities=anchor.entities)
+    _, cands = search_text(ctx, plan.terms, plan, flt, probe, probe.dense_weight, probe.sparse_weight, 10)
+    if not cands:
+        return None
+    best = max(cands.values(), key=lambda c: c.relevance)
+    if best.bm25_share <= 0 and (best.cosine or 0.0) < 0.5:
+        return None  # the event is not in memory: no reliable bound
+    when = best.memory.created_at
+    if window.anchor_side == "before":
+        return TimeWindow(None, when, text=window.text)
+    return TimeWindow(when, None, text=window.text)
+
+
+def lexical_match_unrelated(cands: Candidates, cfg: RetrievalConfig) -> bool:
+    """Is the best lexical match semantically unrelated to the query?
+
+    A paraphrased question ("how does merged code end up live") shares only incidental words
+    with the memories; BM25's best match is then one that happens to say "live" or "code", and
+    max-normalisation would give it full weight. If that match's cosine is below
+    `agreement_floor`, the words it matched are taken as noise.
+    """
+    if cfg.agreement_floor <= 0:
+        return False
+    lexical = [c for c in cands.values() if c.bm25 > 0]
+    if not lexical:
+        return False
+    best = max(lexical, key=lambda c: c.bm25)
+    return best.cosine is not None and best.cosine < cfg.agreement_floor
+
+
+def lean_on_embedding(cfg: RetrievalConfig, dense_w: float, sparse_w: float) -> tuple[float, float]:
+    """`unanchored_dense_weight` of the total for the embedding (never less than it had)."""
+    total = dense_w + sparse_w
+    share = max(dense_w / total, cfg.unanchored_dense_weight)
+    return total * share, total * (1.0 - share)
