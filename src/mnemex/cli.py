@@ -259,12 +259,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     with store_access(settings) as acc:
         if acc.local:
             from mnemex.models import ValidityMode
-            from mnemex.tools.memory_tools import to_hit
+            from mnemex.views import ranked_hit
 
             flt = acc.engine.default_filter(
                 kinds=tuple(args.kind),
                 validity=ValidityMode.TIMELINE if args.history else ValidityMode.CURRENT)
-            hits = [to_hit(r).model_dump(mode="json") for r in acc.engine.search(args.query, filter=flt, limit=args.limit)]
+            hits = [ranked_hit(r).model_dump(mode="json") for r in acc.engine.search(args.query, filter=flt, limit=args.limit)]
         else:
             hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "kinds": args.kind,
                                               "include_history": args.history})["results"]
@@ -307,12 +307,10 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     settings = _settings()
     with store_access(settings) as acc:
         if acc.local:
-            from mnemex.tools.memory_tools import memory_hit
+            from mnemex.views import timeline_result
 
-            earlier, anchor, later = acc.engine.explore.timeline(args.id, before=args.before, after=args.after)
-            out = {"anchor": memory_hit(anchor).model_dump(mode="json"),
-                   "earlier": [memory_hit(m).model_dump(mode="json") for m in earlier],
-                   "later": [memory_hit(m).model_dump(mode="json") for m in later]}
+            out = timeline_result(*acc.engine.explore.timeline(args.id, before=args.before, after=args.after)
+                                  ).model_dump(mode="json")
         else:
             out = acc.call("memory_timeline", {"id": args.id, "before": args.before, "after": args.after})
     if args.json:
@@ -328,14 +326,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     settings = _settings()
     with store_access(settings) as acc:
         if acc.local:
-            from mnemex.tools.memory_tools import memory_hit
+            from mnemex.views import history_result
 
-            h = acc.engine.explore.history(args.id)
-            out = {"id": args.id,
-                   "versions": [{"version": v.version, "at": v.ts.isoformat(), "content": v.content,
-                                 "reason": v.reason} for v in h["versions"]],
-                   "chain": [memory_hit(m).model_dump(mode="json") for m in h["chain"]],
-                   "audit": [{"at": o.ts.isoformat(), "op": o.op, "actor": o.actor} for o in h["ops"]]}
+            out = history_result(acc.engine.explore.history(args.id)).model_dump(mode="json")
         else:
             out = acc.call("memory_history", {"id": args.id})
     if args.json:

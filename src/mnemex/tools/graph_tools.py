@@ -9,16 +9,17 @@ from pydantic import Field
 
 from mnemex.models import Memory
 from mnemex.tools.errors import mcp_errors
-from mnemex.tools.memory_tools import MemoryId, hints, memory_hit
+from mnemex.tools.memory_tools import MemoryId, hints
 from mnemex.tools.runtime import ToolRuntime
-from mnemex.tools.schemas import (
-    AuditEntry,
+from mnemex.views import (
     HistoryResult,
     LinkResult,
-    RelatedHit,
     RelatedResult,
     TimelineResult,
-    Version,
+    entity_result,
+    history_result,
+    related_result,
+    timeline_result,
 )
 
 RelationName = Literal["supersedes", "contradicts", "causes", "elaborates", "same_entity", "related_to"]
@@ -36,20 +37,14 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
         with mcp_errors():
             earlier, anchor, later = await rt.run(rt.engine.explore.timeline, id, before=before, after=after,
                                                   include_history=include_history)
-        return TimelineResult(anchor=memory_hit(anchor), earlier=[memory_hit(m) for m in earlier],
-                              later=[memory_hit(m) for m in later])
+        return timeline_result(earlier, anchor, later)
 
     @server.tool(title="Memory history", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def memory_history(id: MemoryId) -> HistoryResult:
         """Show a memory's earlier versions, the chain of memories it superseded or was superseded by, and its audit trail."""
         with mcp_errors():
             h = await rt.run(rt.engine.explore.history, id)
-        return HistoryResult(
-            id=h["memory"].id,
-            versions=[Version(version=v.version, at=v.ts, content=v.content, reason=v.reason) for v in h["versions"]],
-            chain=[memory_hit(m) for m in h["chain"]],
-            audit=[AuditEntry(at=o.ts, op=o.op, actor=o.actor) for o in h["ops"]],
-        )
+        return history_result(h)
 
     @server.tool(title="Link memories", annotations=hints(read_only=False, destructive=False, idempotent=True))
     async def link_memories(src: MemoryId, dst: MemoryId, relation: RelationName) -> LinkResult:
@@ -75,9 +70,6 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
         with mcp_errors():
             if entity is not None:
                 found: list[Memory] = await rt.run(rt.engine.explore.about_entity, entity)
-                results = [RelatedHit(memory=memory_hit(m), hops=1, relation="mentions", path=[m.id]) for m in found]
-            else:
-                walk = await rt.run(rt.engine.explore.related, id, max_hops=max_hops, types=relations or None)
-                results = [RelatedHit(memory=memory_hit(m), hops=h, relation=rel, path=list(p))
-                           for m, h, p, rel in walk]
-        return RelatedResult(results=results, count=len(results))
+                return entity_result(found)
+            walk = await rt.run(rt.engine.explore.related, id, max_hops=max_hops, types=relations or None)
+        return related_result(walk)

@@ -10,34 +10,30 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from mnemex.engine.retrieval.pipeline import RankedMemory
+from mnemex.config import MAX_CONTENT_CHARS, MAX_RESULTS
 from mnemex.engine.ids import memory_id_of
-from mnemex.engine.tokens import estimate_tokens
 from mnemex.models import (
-    Memory,
     MemoryChanges,
     MemoryFilter,
     MemoryKind,
     NewMemory,
     Provenance,
     Scope,
-    SearchHit,
     ValidityMode,
 )
 from mnemex.tools.errors import mcp_errors
 from mnemex.tools.runtime import ToolRuntime
-from mnemex.tools.schemas import (
+from mnemex.views import (
     ForgetResult,
     MemorizeResult,
     RecallResult,
     SearchResult,
     StatsResult,
     UpdateResult,
+    search_result,
 )
 
-PREVIEW_CHARS = 200
-
-Content = Annotated[str, Field(min_length=1, max_length=20_000, description="The fact, decision, preference or note, self-contained.")]
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The fact, decision, preference or note, self-contained.")]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memory id from search_memory.")]
 Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=32, description="Short labels.")]
 
@@ -45,20 +41,6 @@ Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field
 def hints(*, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
     return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
                            idempotent_hint=idempotent, open_world_hint=False)
-
-
-def memory_hit(m: Memory, *, score: float = 0.0, confidence: float = 1.0, why: str = "",
-               context_of: str | None = None) -> SearchHit:
-    """The compact index entry of a memory: id, preview, kind, date, token estimate."""
-    preview = m.content if len(m.content) <= PREVIEW_CHARS else m.content[: PREVIEW_CHARS - 1] + "…"
-    return SearchHit(id=m.id, preview=preview, kind=m.kind, scope=m.scope, created_at=m.created_at,
-                     score=round(score, 6), confidence=round(confidence, 4), why=why,
-                     tokens=estimate_tokens(m.content), context_of=context_of)
-
-
-def to_hit(ranked: RankedMemory) -> SearchHit:
-    return memory_hit(ranked.memory, score=ranked.score, confidence=ranked.confidence,
-                      why=", ".join(ranked.why) or "match", context_of=ranked.context_of)
 
 
 def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
@@ -86,7 +68,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
     async def search_memory(
         query: Annotated[str, Field(min_length=1, max_length=2_000, description="What you want to know, in words or identifiers.")],
         ctx: Context,
-        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_RESULTS)] = 10,
         kinds: Annotated[list[MemoryKind], Field(description="Only these kinds.")] = [],
         tags: Annotated[list[str], Field(description="Only memories with any of these tags.")] = [],
         scopes: Annotated[list[Scope], Field(description="Only these scopes; empty = all.")] = [],
@@ -107,13 +89,11 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         with mcp_errors():
             ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit, client=rt.client_for(ctx),
                                   neighbours=True if with_context else None)
-        hits = [to_hit(r) for r in ranked]
-        hint = "Use recall_memory with ids for full entries." if hits else "Nothing relevant stored yet."
-        return SearchResult(results=hits, count=len(hits), hint=hint)
+        return search_result(ranked)
 
     @server.tool(title="Recall memory", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def recall_memory(
-        ids: Annotated[list[MemoryId], Field(min_length=1, max_length=50, description="Ids from search_memory.")],
+        ids: Annotated[list[MemoryId], Field(min_length=1, max_length=MAX_RESULTS, description="Ids from search_memory.")],
         ctx: Context,
     ) -> RecallResult:
         """Fetch the full entries (content, metadata, validity, provenance) of memories found with search_memory."""
@@ -125,7 +105,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
     async def update_memory(
         id: MemoryId,
         ctx: Context,
-        content: Annotated[str | None, Field(min_length=1, max_length=20_000)] = None,
+        content: Annotated[str | None, Field(min_length=1, max_length=MAX_CONTENT_CHARS)] = None,
         kind: MemoryKind | None = None,
         tags: Tags | None = None,
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,

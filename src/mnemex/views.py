@@ -1,0 +1,157 @@
+"""What mnemex shows of memories, built once for the MCP tools and the CLI (no MCP here).
+
+The result shapes are pydantic models, so MCP clients get an outputSchema and structuredContent
+and the CLI prints the same fields: the compact index entry of a memory (`memory_hit`), search
+results, the history, timeline and relations of a memory.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Sequence
+
+from pydantic import BaseModel, Field
+
+from mnemex.engine.retrieval.candidates import RankedMemory
+from mnemex.engine.tokens import estimate_tokens
+from mnemex.models import Memory, SearchHit, WriteAction, WriteOutcome
+
+PREVIEW_CHARS = 200
+
+
+def memory_hit(m: Memory, *, score: float = 0.0, confidence: float = 1.0, why: str = "",
+               context_of: str | None = None) -> SearchHit:
+    """The compact index entry of a memory: id, preview, kind, date, token estimate."""
+    preview = m.content if len(m.content) <= PREVIEW_CHARS else m.content[: PREVIEW_CHARS - 1] + "…"
+    return SearchHit(id=m.id, preview=preview, kind=m.kind, scope=m.scope, created_at=m.created_at,
+                     score=round(score, 6), confidence=round(confidence, 4), why=why,
+                     tokens=estimate_tokens(m.content), context_of=context_of)
+
+
+def ranked_hit(ranked: RankedMemory) -> SearchHit:
+    """A search result as an index entry, with why it matched."""
+    return memory_hit(ranked.memory, score=ranked.score, confidence=ranked.confidence,
+                      why=", ".join(ranked.why) or "match", context_of=ranked.context_of)
+
+
+class MemorizeResult(BaseModel):
+    action: WriteAction = Field(description="created, updated, reinforced, superseded or skipped.")
+    id: str | None = Field(None, description="The memory that now holds the content.")
+    affected_ids: list[str] = Field(default_factory=list, description="Other memories touched (superseded, merged).")
+    reason: str = ""
+    also: list["MemorizeResult"] = Field(default_factory=list,
+                                         description="When the content held several claims: what happened to the others.")
+
+    @classmethod
+    def of(cls, out: WriteOutcome) -> "MemorizeResult":
+        return cls(action=out.action, id=out.id, affected_ids=list(out.affected_ids), reason=out.reason,
+                   also=[cls.of(o) for o in out.also])
+
+
+class SearchResult(BaseModel):
+    results: list[SearchHit]
+    count: int
+    hint: str = Field("", description="What to do next, e.g. recall_memory for full entries.")
+
+
+class RecallResult(BaseModel):
+    memories: list[Memory]
+
+
+class UpdateResult(BaseModel):
+    memory: Memory
+
+
+class ForgetResult(BaseModel):
+    id: str
+    action: str = Field(description="invalidated (kept in the timeline) or purged (removed everywhere).")
+    valid_until: datetime | None = None
+
+
+class StatsResult(BaseModel):
+    memories_total: int
+    memories_current: int
+    memories_invalidated: int
+    embedding_model: str
+    embedding_dim: int
+    model_loaded: bool
+    writes_since_optimize: int
+    vocabulary_words: int = 0
+    vocabulary_complete: bool = True
+
+
+class Version(BaseModel):
+    version: int
+    at: datetime
+    content: str
+    reason: str | None = None
+
+
+class AuditEntry(BaseModel):
+    at: datetime
+    op: str
+    actor: str | None = None
+
+
+class HistoryResult(BaseModel):
+    id: str
+    versions: list[Version] = Field(description="Content versions of this memory, oldest first.")
+    chain: list[SearchHit] = Field(description="The supersede chain this memory is in, oldest first.")
+    audit: list[AuditEntry] = Field(description="Writes and reads that touched it, newest first.")
+
+
+class RelatedHit(BaseModel):
+    memory: SearchHit
+    hops: int
+    relation: str = Field(description="Type of the last edge on the path.")
+    path: list[str]
+
+
+class RelatedResult(BaseModel):
+    results: list[RelatedHit]
+    count: int
+
+
+class LinkResult(BaseModel):
+    src: str
+    dst: str
+    relation: str
+
+
+class TimelineResult(BaseModel):
+    anchor: SearchHit
+    earlier: list[SearchHit] = Field(description="Memories just before the anchor, oldest first.")
+    later: list[SearchHit] = Field(description="Memories just after the anchor, oldest first.")
+
+
+def search_result(ranked: Sequence[RankedMemory]) -> SearchResult:
+    hits = [ranked_hit(r) for r in ranked]
+    hint = "Use recall_memory with ids for full entries." if hits else "Nothing relevant stored yet."
+    return SearchResult(results=hits, count=len(hits), hint=hint)
+
+
+def history_result(history: dict[str, Any]) -> HistoryResult:
+    """`Explorer.history` as shown: versions, the supersede chain as index entries, the audit trail."""
+    return HistoryResult(
+        id=history["memory"].id,
+        versions=[Version(version=v.version, at=v.ts, content=v.content, reason=v.reason) for v in history["versions"]],
+        chain=[memory_hit(m) for m in history["chain"]],
+        audit=[AuditEntry(at=o.ts, op=o.op, actor=o.actor) for o in history["ops"]],
+    )
+
+
+def timeline_result(earlier: Sequence[Memory], anchor: Memory, later: Sequence[Memory]) -> TimelineResult:
+    return TimelineResult(anchor=memory_hit(anchor), earlier=[memory_hit(m) for m in earlier],
+                          later=[memory_hit(m) for m in later])
+
+
+def related_result(walk: Sequence[tuple[Memory, int, tuple[str, ...], str]]) -> RelatedResult:
+    """`Explorer.related` (memory, hops, path, relation) as shown."""
+    results = [RelatedHit(memory=memory_hit(m), hops=h, relation=rel, path=list(p)) for m, h, p, rel in walk]
+    return RelatedResult(results=results, count=len(results))
+
+
+def entity_result(memories: Sequence[Memory]) -> RelatedResult:
+    """Every memory about an entity, as related hits one hop away."""
+    results = [RelatedHit(memory=memory_hit(m), hops=1, relation="mentions", path=[m.id]) for m in memories]
+    return RelatedResult(results=results, count=len(results))
