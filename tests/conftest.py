@@ -54,5 +54,14 @@ def engine(settings, embedder):
 
 
 @pytest.fixture
+def server(engine):
+    """The MCP server (tools, resources) on the `engine` fixture, as a client attaches to it."""
+    from mnemex.server.app import build_server
+    from mnemex.tools.runtime import ToolRuntime
+
+    return build_server(ToolRuntime(engine, default_project="/work/proj"))
+
+
+@pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -11,19 +11,14 @@ import pytest
 
 from mnemex.errors import InvalidInputError
 from mnemex.store.journal import SCHEMA_VERSION, TOMBSTONE, Journal, RelationType
+from tests.helpers import FakeClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
 
-class Clock:
-    """A clock the test moves by hand, one second per call, so ordering is deterministic."""
-
-    def __init__(self, start: datetime = T0):
-        self.now = start
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
+def Clock() -> FakeClock:
+    """One second later at every reading, so ordering is deterministic."""
+    return FakeClock(T0, step=timedelta(seconds=1))
 
 
 @pytest.fixture

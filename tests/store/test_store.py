@@ -18,8 +18,22 @@ from datetime import datetime, timezone
 
 import pytest
 
-from mnemex.errors import InvalidInputError, ModelMismatchError, NotFoundError, StoreLockedError
-from mnemex.models import Memory, MemoryFilter, MemoryKind, MemoryStatus, Provenance, Scope, SparseVec, ValidityMode
+from mnemex.errors import (
+    InvalidInputError,
+    ModelMismatchError,
+    NotFoundError,
+    StoreLockedError,
+)
+from mnemex.models import (
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryStatus,
+    Provenance,
+    Scope,
+    SparseVec,
+    ValidityMode,
+)
 from mnemex.store import EdgeStore, StoredPoint, VectorQuery, open_store
 
 DIM = 8

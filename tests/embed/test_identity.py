@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.embed.dense import DEFAULT_MODEL_SHA256, FastEmbedder, default_model_file, sha256_of
+from mnemex.embed.dense import (
+    DEFAULT_MODEL_SHA256,
+    FastEmbedder,
+    default_model_file,
+    sha256_of,
+)
 from mnemex.embed.sparse import SparseEncoder, expand_code_tokens
 from mnemex.engine.factory import build_engine
 from mnemex.engine.service import MemoryEngine

@@ -8,14 +8,14 @@ survive, e.g. the user and host of a connection string).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from mnemex.config.redaction import RedactionConfig
 from mnemex.engine.write.redact import Finding, find_secrets, redact
+from tests.helpers import DATA
 
-CORPUS = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_corpus.jsonl").read_text().splitlines()
+CORPUS = [json.loads(line) for line in (DATA / "secrets_corpus.jsonl").read_text().splitlines()
           if line.strip()]
 SECRETS = [row for row in CORPUS if row["kinds"]]
 LOOKALIKES = [row for row in CORPUS if not row["kinds"]]

@@ -3,17 +3,20 @@ carried into memories, flags that keep content but mark it, truth anchors and re
 
 from __future__ import annotations
 
-
 import pytest
 
 from mnemex.errors import ImmutableMemoryError
-from mnemex.models import MemoryChanges, MemoryKind, NewMemory, ValidityMode, WriteAction
+from mnemex.models import (
+    MemoryChanges,
+    MemoryKind,
+    ValidityMode,
+    WriteAction,
+)
+from tests.helpers import remember
 
 SECRET = "sk-proj-4fG7hJ2kL9mN3pQ8rS1tU6vW0xY5zA2bC7dE9fG1hJ3kL5mN"
 
 
-def remember(engine, text, **kw):
-    return engine.memorize(NewMemory(content=text, **kw))
 
 
 def _everything_on_disk(settings) -> bytes:

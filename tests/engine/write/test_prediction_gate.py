@@ -9,22 +9,24 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from mnemex.embed.sparse import SparseEncoder
-from mnemex.engine.write.prediction_gate import GateConfig, conflict_reason, coverage, decide, synthesize
 from mnemex.engine.service import MemoryEngine
+from mnemex.engine.write.prediction_gate import (
+    GateConfig,
+    conflict_reason,
+    coverage,
+    decide,
+    synthesize,
+)
 from mnemex.models import (
     Memory,
     MemoryFilter,
     MemoryKind,
     MemoryStatus,
-    NewMemory,
     ValidityMode,
     WriteAction,
 )
 from mnemex.store.edge import EdgeStore
-
-
-def remember(engine, text, **kw):
-    return engine.memorize(NewMemory(content=text, **kw))
+from tests.helpers import FakeClock, remember
 
 
 def test_novel_content_is_created(engine):
@@ -112,17 +114,9 @@ def test_gate_helpers():
     assert GateConfig().reinforce_at > GateConfig().update_at > GateConfig().gap_low
 
 
-class StepClock:
-    def __init__(self, start: datetime):
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 def test_contradiction_chain_timeline_and_point_in_time(tmp_path, embedder):
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    clock = StepClock(t0)
+    clock = FakeClock(t0)
     engine = MemoryEngine(store=EdgeStore(tmp_path / "s", dim=384), dense=embedder, sparse=SparseEncoder(),
                           default_project="/p", clock=clock)
     try:

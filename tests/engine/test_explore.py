@@ -9,17 +9,11 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mnemex.models import MemoryKind, NewMemory
-from mnemex.server.app import build_server
-from mnemex.tools.runtime import ToolRuntime
-
-from tool_calls import call_ok as _call
+from tests.helpers import call_ok as _call
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def server(engine):
-    return build_server(ToolRuntime(engine, default_project="/work/proj"))
 
 
 async def test_every_write_is_audited_and_versions_kept(server, engine):

@@ -11,8 +11,7 @@ from mnemex.engine.service import MemoryEngine
 from mnemex.server.app import build_server
 from mnemex.store.remote import RemoteStore
 from mnemex.tools.runtime import ToolRuntime
-
-from tool_calls import call_ok as _call
+from tests.helpers import call_ok as _call
 
 pytestmark = pytest.mark.anyio
 

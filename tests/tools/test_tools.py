@@ -9,18 +9,12 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
-from mnemex.server.app import build_server
-from mnemex.tools.runtime import ToolRuntime
-
-from tool_calls import call_ok as _call
+from tests.helpers import call_ok as _call
 
 pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]
 
 
-@pytest.fixture
-def server(engine):
-    return build_server(ToolRuntime(engine, default_project="/work/proj"))
 
 
 async def _count(client) -> int:

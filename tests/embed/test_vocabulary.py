@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from mnemex.config.retrieval import DEFAULT
 from mnemex.embed.sparse import SparseEncoder, plain_words
 from mnemex.embed.vocabulary import Vocabulary
-from mnemex.config.retrieval import DEFAULT
 from mnemex.models import MemoryKind, NewMemory
 
 MEMORIES = [

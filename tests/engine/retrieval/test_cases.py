@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
 from benchmarks.coding import case_id as mid
 from benchmarks.coding import case_memories, evaluate, exact_name_cases
+from tests.helpers import DATA as TEST_DATA
+from tests.helpers import REPO
 
-DATA = json.loads((Path(__file__).parent / "data" / "coding_cases.json").read_text())
+DATA = json.loads((TEST_DATA / "coding_cases.json").read_text())
 NOW = datetime.fromisoformat(DATA["now"])
 
 
@@ -107,10 +108,10 @@ def test_coding_bench_default_beats_single_signals(settings, embedder, name):
     the engine): the default recipe finds more than BM25 or the embedding alone, returns no
     superseded fact for current-state questions, and puts the memory first for nearly every
     unique code name pasted as the query."""
-    from mnemex.engine.factory import build_engine
     from mnemex.config.retrieval import BM25_ONLY, DENSE_ONLY
+    from mnemex.engine.factory import build_engine
 
-    data = json.loads((Path(__file__).parents[1] / "benchmarks" / "data" / name).read_text())
+    data = json.loads((REPO / "benchmarks" / "data" / name).read_text())
     engine = build_engine(settings, default_project=data["project"], embedder=embedder)
     try:
         engine.import_memories(case_memories(data))

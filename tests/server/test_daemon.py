@@ -18,7 +18,14 @@ from mnemex.errors import DaemonError, StoreLockedError
 from mnemex.server import daemon_client
 from mnemex.server.relay import DEFAULT_INFO, HANDSHAKE_VERSIONS, Relay
 from mnemex.server.runfiles import RunFiles, pid_alive
-from tests.reliability.relay_harness import INIT, FakeDaemon, Pipes, call, gone, wait_until
+from tests.reliability.relay_harness import (
+    INIT,
+    FakeDaemon,
+    Pipes,
+    call,
+    gone,
+    wait_until,
+)
 
 
 @pytest.fixture
