@@ -30,7 +30,13 @@ from mnemex.engine.write.log import NoLog, WriteLog
 from mnemex.engine.write.observe.signals import Channels
 from mnemex.engine.write.prediction_gate import GateDecision, decide, synthesize
 from mnemex.engine.write.redact import redact
-from mnemex.engine.write.sanitize import clean_text, scrub, scrub_tags, scrub_tree
+from mnemex.engine.write.sanitize import (
+    sanitized,
+    scrub,
+    scrub_tags,
+    scrub_tree,
+    validate_content,
+)
 from mnemex.errors import InvalidInputError
 from mnemex.models import (
     Memory,
@@ -58,43 +64,11 @@ class Formed:
     noisy: bool = False
 
 
-def validate_content(content: str, max_chars: int) -> str:
-    """The content to store, cleaned (`clean_text`) and stripped; InvalidInputError if empty or too long."""
-    if not isinstance(content, str):
-        raise InvalidInputError("content must be a string")
-    text = clean_text(content).strip()
-    if not text:
-        raise InvalidInputError("content is empty: give the fact, decision or note to remember")
-    if len(text) > max_chars:
-        raise InvalidInputError(
-            f"content is {len(text)} characters, over the limit of {max_chars}: "
-            "split it into smaller memories or raise limits.max_content_chars"
-        )
-    return text
-
-
 def embedding_text(memory: Memory) -> str:
     """What the vectors are made of: the content, plus tags so they are findable."""
     if memory.tags:
         return f"{memory.content}\n[tags: {', '.join(memory.tags)}]"
     return memory.content
-
-
-def sanitized(item: NewMemory | Memory, max_chars: int,
-              redaction: RedactionConfig = DEFAULT_REDACTION) -> NewMemory | Memory:
-    """`item` with its content validated and every other text field cleaned and redacted
-    (tags, metadata, provenance): secrets never reach the store through a side field. The
-    content of a request is redacted by formation (which reports what it found); a whole
-    Memory (an import) has its content redacted here."""
-    prov = item.provenance
-    content = validate_content(item.content, max_chars)
-    return item.model_copy(update={
-        "content": scrub(content, redaction) if isinstance(item, Memory) else content,
-        "tags": scrub_tags(item.tags, redaction),
-        "metadata": scrub_tree(item.metadata, redaction),
-        "provenance": prov.model_copy(update={
-            k: scrub(v, redaction) for k, v in prov.model_dump().items() if isinstance(v, str)}),
-    })
 
 
 class WritePath:

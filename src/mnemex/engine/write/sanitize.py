@@ -6,7 +6,8 @@ keeps, a value in metadata, a file path in provenance. `scrub` is applied to eac
 before anything is written (store, journal, vocabulary); `scrub_value` also catches a lone
 machine-generated token with no context word around it (a tag, a metadata value).
 
-`clean_text` removes what cannot be stored or is not text: lone UTF-16 surrogates (valid in a
+`validate_content` checks a content's size, and `sanitized` applies all of this to a whole
+request or memory. `clean_text` removes what cannot be stored or is not text: lone UTF-16 surrogates (valid in a
 JSON string, not encodable as UTF-8 — SQLite and the store would reject them) become U+FFFD,
 and NUL and the other C0 control characters except tab and line breaks are dropped, so a
 content of only NULs is empty everywhere (memorize and update alike).
@@ -20,6 +21,8 @@ from typing import Any
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.engine.write.redact import MARKER, redact
 from mnemex.engine.write.redact.values import is_random_token
+from mnemex.errors import InvalidInputError
+from mnemex.models import Memory, NewMemory
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -64,3 +67,35 @@ def scrub_tags(tags: Any, config: RedactionConfig = DEFAULT_REDACTION) -> tuple[
     """Tags stripped, scrubbed, empty ones dropped, duplicates removed (first kept)."""
     out = (scrub_value(t, config).strip() for t in tags if isinstance(t, str))
     return tuple(dict.fromkeys(t for t in out if t))
+
+
+def validate_content(content: str, max_chars: int) -> str:
+    """The content to store, cleaned (`clean_text`) and stripped; InvalidInputError if empty or too long."""
+    if not isinstance(content, str):
+        raise InvalidInputError("content must be a string")
+    text = clean_text(content).strip()
+    if not text:
+        raise InvalidInputError("content is empty: give the fact, decision or note to remember")
+    if len(text) > max_chars:
+        raise InvalidInputError(
+            f"content is {len(text)} characters, over the limit of {max_chars}: "
+            "split it into smaller memories or raise limits.max_content_chars"
+        )
+    return text
+
+
+def sanitized(item: NewMemory | Memory, max_chars: int,
+              redaction: RedactionConfig = DEFAULT_REDACTION) -> NewMemory | Memory:
+    """`item` with its content validated and every other text field cleaned and redacted
+    (tags, metadata, provenance): secrets never reach the store through a side field. The
+    content of a request is redacted by formation (which reports what it found); a whole
+    Memory (an import) has its content redacted here."""
+    prov = item.provenance
+    content = validate_content(item.content, max_chars)
+    return item.model_copy(update={
+        "content": scrub(content, redaction) if isinstance(item, Memory) else content,
+        "tags": scrub_tags(item.tags, redaction),
+        "metadata": scrub_tree(item.metadata, redaction),
+        "provenance": prov.model_copy(update={
+            k: scrub(v, redaction) for k, v in prov.model_dump().items() if isinstance(v, str)}),
+    })
