@@ -54,6 +54,22 @@ def engine(settings, embedder):
 
 
 @pytest.fixture
+def daemons(settings):
+    """Settings for a fresh store; every daemon of it is stopped (or killed) after the test."""
+    import os
+    import signal
+
+    from mnemex.server import daemon_client
+    from mnemex.server.runfiles import RunFiles, pid_alive
+
+    yield settings
+    daemon_client.stop_daemon(settings, timeout=10)
+    pid = RunFiles.for_settings(settings).read_pid()
+    if pid_alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
 def server(engine):
     """The MCP server (tools, resources) on the `engine` fixture, as a client attaches to it."""
     from mnemex.server.app import build_server

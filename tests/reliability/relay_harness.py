@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -161,6 +162,24 @@ def spawn_harness_daemon(files: RunFiles, env: dict[str, str] | None = None) -> 
                                 stdout=log, stderr=log, start_new_session=True, close_fds=True)
     finally:
         log.close()
+
+
+def kill_harness_daemons(files: RunFiles) -> None:
+    """SIGKILL every stand-in daemon of this run dir, however many the relay started (one may
+    have lost the lock race and still wait for it): no test leaves a process behind."""
+    wanted = str(files.run_dir).encode()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"relay_harness.py" in cmdline and wanted in cmdline:
+            try:
+                os.kill(int(proc.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def journal(files: RunFiles) -> list[str]:

@@ -26,7 +26,16 @@ from mnemex.server import daemon_client
 from mnemex.server.daemon_client import Interrupted, NotDelivered, post
 from mnemex.server.relay import READ_ONLY, Relay
 from mnemex.server.runfiles import RunFiles, pid_alive
-from tests.reliability.relay_harness import INIT, Pipes, call, gone, journal, spawn_harness_daemon, wait_until
+from tests.reliability.relay_harness import (
+    INIT,
+    Pipes,
+    call,
+    gone,
+    journal,
+    kill_harness_daemons,
+    spawn_harness_daemon,
+    wait_until,
+)
 
 ANSWER_SECONDS = 5.0  # the client must hear about a lost request this soon (it used to wait forever)
 
@@ -58,9 +67,7 @@ def harness(tmp_path: Path, monkeypatch):
     assert pipes.read()["result"]["structuredContent"] == {"text": "up"}
     yield files, relay, pipes
     pipes.close()
-    pid = files.read_pid()
-    if pid_alive(pid):
-        os.kill(pid, signal.SIGKILL)
+    kill_harness_daemons(files)
 
 
 # ------------------------------------------------------------- post() itself
@@ -235,13 +242,6 @@ class RelayProcess:
         return self.proc.wait(20)
 
 
-@pytest.fixture
-def daemons(settings):
-    yield settings
-    daemon_client.stop_daemon(settings, timeout=10)
-    pid = RunFiles.for_settings(settings).read_pid()
-    if pid_alive(pid):
-        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ import pytest
 from mnemex.errors import DaemonError, StoreLockedError
 from mnemex.server import daemon_client
 from mnemex.server.relay import DEFAULT_INFO, HANDSHAKE_VERSIONS, Relay
-from mnemex.server.runfiles import RunFiles, pid_alive
+from mnemex.server.runfiles import RunFiles
 from tests.reliability.relay_harness import (
     INIT,
     FakeDaemon,
@@ -28,14 +28,6 @@ from tests.reliability.relay_harness import (
 )
 
 
-@pytest.fixture
-def daemons(settings):
-    """Settings for a fresh store; every daemon of it is stopped after the test."""
-    yield settings
-    daemon_client.stop_daemon(settings, timeout=10)
-    pid = RunFiles.for_settings(settings).read_pid()
-    if pid_alive(pid):
-        os.kill(pid, signal.SIGKILL)
 
 
 def spawn_daemon_proc(settings) -> subprocess.Popen:
