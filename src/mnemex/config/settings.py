@@ -21,13 +21,13 @@ from pydantic_settings import (
 )
 
 from mnemex.config.base import Frozen
+from mnemex.config.defaults import DEFAULT_MODEL, MAX_CONTENT_CHARS, MAX_RESULTS
 from mnemex.config.gate import GateConfig
 from mnemex.config.observer import ObserverConfig
 from mnemex.config.redaction import RedactionConfig
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.errors import ConfigError
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def default_data_dir() -> Path:
@@ -116,12 +116,6 @@ class ServerSettings(Frozen):
                 raise ValueError(f"{entry!r} is not an origin like https://host, https://host:8443 or "
                                  "http://host:* (scheme, host, optional port; no path)")
         return value
-
-
-#: The content limit's default: the tools' input schema states the same number (written once, here).
-MAX_CONTENT_CHARS = 20_000
-#: Results per search: the default ceiling, which the tools' schema also states.
-MAX_RESULTS = 50
 
 
 class LimitSettings(Frozen):

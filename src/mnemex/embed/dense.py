@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-from mnemex.config.settings import DEFAULT_MODEL
+from mnemex.config.defaults import DEFAULT_MODEL
 from mnemex.errors import EmbeddingModelError
 
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"

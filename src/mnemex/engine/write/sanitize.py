@@ -15,24 +15,14 @@ content of only NULs is empty everywhere (memorize and update alike).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.engine.write.redact import MARKER, redact
+from mnemex.engine.write.redact.clean import clean_text
 from mnemex.engine.write.redact.values import is_random_token
 from mnemex.errors import InvalidInputError
 from mnemex.models import Memory, NewMemory
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def clean_text(text: str) -> str:
-    """`text` without lone surrogates (replaced by U+FFFD) and non-whitespace control characters."""
-    if _SURROGATE.search(text):
-        text = _SURROGATE.sub("\ufffd", text)
-    return _CONTROL.sub("", text)
 
 
 def scrub(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> str:

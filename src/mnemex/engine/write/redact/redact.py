@@ -18,8 +18,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
+from typing import TYPE_CHECKING
+
+from mnemex.config import defaults as d
 from mnemex.engine.write.redact.rules import RULES, Limits, kind_of
+
+if TYPE_CHECKING:  # the settings model needs pydantic, which the hook process must not load
+    from mnemex.config.redaction import RedactionConfig
+
+#: The rules' thresholds when no configuration is given (the defaults of `config.redaction`).
+DEFAULT_LIMITS = Limits(d.REDACTION_MIN_TOKEN_LENGTH, d.REDACTION_MIN_ENTROPY, d.REDACTION_MIN_HEX_ENTROPY,
+                        d.REDACTION_CONTEXT_WINDOW)
 
 MARKER = "[REDACTED:{kind}]"
 
@@ -52,10 +61,16 @@ class Redaction:
         return tuple(dict.fromkeys(f.kind for f in self.findings))
 
 
-def find_secrets(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> tuple[Finding, ...]:
+def _limits(config: "RedactionConfig | None") -> Limits:
+    if config is None:
+        return DEFAULT_LIMITS
+    return Limits(config.min_token_length, config.min_entropy, config.min_hex_entropy, config.context_window)
+
+
+def find_secrets(text: str, config: "RedactionConfig | None" = None) -> tuple[Finding, ...]:
     """Every secret span in `text`, non-overlapping, in text order. On overlap the more
     specific rule wins (higher priority), then the earlier, then the longer span."""
-    limits = Limits(config.min_token_length, config.min_entropy, config.min_hex_entropy, config.context_window)
+    limits = _limits(config)
     candidates: list[tuple[int, int, int, str]] = []
     for rule in RULES:
         for m in rule.pattern.finditer(text):
@@ -70,7 +85,7 @@ def find_secrets(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> tupl
     return tuple(sorted(taken, key=lambda f: f.start))
 
 
-def redact(text: str, config: RedactionConfig = DEFAULT_REDACTION) -> Redaction:
+def redact(text: str, config: "RedactionConfig | None" = None) -> Redaction:
     """`text` with each secret replaced by `[REDACTED:<kind>]`. Deterministic and idempotent:
     redacting the result again changes nothing."""
     findings = find_secrets(text, config)

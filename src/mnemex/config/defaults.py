@@ -1,0 +1,22 @@
+"""Defaults that processes without pydantic need too (the hook, the relay, the redaction rules),
+as plain constants: each written once here and used by the settings models and by those readers."""
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+#: The content limit's default: the tools' input schema states the same number.
+MAX_CONTENT_CHARS = 20_000
+#: Results per search: the default ceiling, which the tools' schema also states.
+MAX_RESULTS = 50
+
+# -- redaction (the contextual rules' thresholds)
+REDACTION_MIN_TOKEN_LENGTH = 20
+REDACTION_MIN_ENTROPY = 3.5
+REDACTION_MIN_HEX_ENTROPY = 3.0
+REDACTION_CONTEXT_WINDOW = 40
+
+# -- capture of the agent's tool use by the Claude Code hooks
+CAPTURE_ENABLED = True
+CAPTURE_TOOLS = ("Read", "Edit", "MultiEdit", "Write", "Bash")
+CAPTURE_SKIP_TOOLS = ("Grep", "Glob", "LS", "TodoWrite")
+CAPTURE_MAX_PER_MINUTE = 120
+CAPTURE_MAX_CHARS = 2000
+CAPTURE_PROMPTS = True
