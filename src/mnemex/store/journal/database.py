@@ -22,7 +22,7 @@ from mnemex.models import utcnow
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -58,6 +58,14 @@ _MIGRATIONS = {
     # Version 3: purges in progress, so a purge cut short by a crash is finished on the next open.
     3: ("purges in progress", (
         "CREATE TABLE IF NOT EXISTS purges (memory_id TEXT PRIMARY KEY, requested_at TEXT NOT NULL, actor TEXT)",)),
+    # Version 4: core memory blocks (project "" = global) and every version of each.
+    4: ("core memory blocks", (
+        "CREATE TABLE IF NOT EXISTS blocks (project TEXT NOT NULL, label TEXT NOT NULL, value TEXT NOT NULL, "
+        "char_limit INTEGER NOT NULL, description TEXT NOT NULL, version INTEGER NOT NULL, "
+        "updated_at TEXT NOT NULL, PRIMARY KEY (project, label))",
+        "CREATE TABLE IF NOT EXISTS block_versions (project TEXT NOT NULL, label TEXT NOT NULL, "
+        "version INTEGER NOT NULL, value TEXT NOT NULL, char_limit INTEGER NOT NULL, op TEXT NOT NULL, "
+        "actor TEXT, ts TEXT NOT NULL, PRIMARY KEY (project, label, version))")),
 }
 
 
