@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from mnemex import __version__
+from mnemex.clients import CLIENTS
 from mnemex.errors import MnemexError
 from mnemex.private import private_umask
 
@@ -53,6 +54,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "(repeatable; adds to server.allowed_origins)")
     s.add_argument("--no-daemon", action="store_true", help="stdio: serve in this process instead of the daemon")
     s.set_defaults(func=cmd_serve)
+
+    ini = sub.add_parser("init", help="set up an MCP client to start this mnemex (Claude Code: and its hooks)")
+    ini.add_argument("clients", nargs="+", metavar="CLIENT", choices=CLIENTS,
+                     help=f"one or more of: {', '.join(CLIENTS)}")
+    ini.add_argument("--scope", choices=["project", "user"], default=None,
+                     help="project (default; the git root of this directory) or user (every project)")
+    ini.add_argument("--path", type=Path, default=None, metavar="FILE", help="write the MCP config to FILE instead")
+    ini.add_argument("--hooks-path", type=Path, default=None, metavar="FILE",
+                     help="claude-code: write the hooks to FILE instead of .claude/settings.json")
+    ini.add_argument("--no-hooks", action="store_true", help="claude-code: only the MCP server, no hooks")
+    ini.add_argument("--undo", action="store_true", help="remove what init added, nothing else")
+    how = ini.add_mutually_exclusive_group()
+    how.add_argument("--yes", "-y", action="store_true", help="apply without asking")
+    how.add_argument("--dry-run", action="store_true", help="show the changes, write nothing")
+    ini.set_defaults(func=cmd_init)
 
     tk = sub.add_parser("token", help="the bearer token of `serve --transport http|sse` outside loopback")
     tk.add_argument("action", choices=["show", "rotate"],
@@ -150,6 +166,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     serve_direct(settings, transport, settings.server.host, settings.server.port)
     return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from mnemex.clients.init import run_init
+
+    return run_init(args.clients, mode="yes" if args.yes else "dry-run" if args.dry_run else "ask",
+                    scope=args.scope, path=args.path, hooks_path=args.hooks_path, hooks=not args.no_hooks,
+                    undo=args.undo)
 
 
 def cmd_token(args: argparse.Namespace) -> int:
