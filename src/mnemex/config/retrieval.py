@@ -78,6 +78,13 @@ DEFAULT_INTENT_PROFILES: dict[Intent, IntentProfile] = {
 class RetrievalConfig(Frozen):
     """The read path: which stages run and with which numbers (named recipes in `config/retrieval.py`)."""
 
+    # -- how memories reach the agent (seed 002's three strategies; `strategies/`)
+    strategy: Literal["context", "tool_based", "self_editing"] = Field("context", description=(
+        "context: relevant memories are injected at session start and with each prompt (hooks, the "
+        "memory_context prompt); tool_based: the agent searches and memorizes through the tools, told when "
+        "in the server's instructions; self_editing: core memory blocks always in context, edited by the agent, "
+        "with search over memories and past sessions."))
+
     # -- query stages
     gate: bool = Field(True, description="Skip retrieval for trivial messages ('ok', 'thanks', '/clear').")
     intent_routing: bool = Field(True, description="Pick fusion weights per intent from `intent_profiles`.")

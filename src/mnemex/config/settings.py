@@ -21,6 +21,8 @@ from pydantic_settings import (
 )
 
 from mnemex.config.base import Frozen
+from mnemex.config.capture import CaptureSettings
+from mnemex.config.injection import InjectionSettings
 from mnemex.config.defaults import DEFAULT_MODEL, MAX_CONTENT_CHARS, MAX_RESULTS
 from mnemex.config.gate import GateConfig
 from mnemex.config.observer import ObserverConfig
@@ -163,6 +165,8 @@ class Settings(BaseSettings):
     observer: ObserverConfig = ObserverConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
     redaction: RedactionConfig = RedactionConfig()
+    capture: CaptureSettings = CaptureSettings()
+    injection: InjectionSettings = InjectionSettings()
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
