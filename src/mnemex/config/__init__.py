@@ -11,14 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnemex.config.defaults import DEFAULT_MODEL, MAX_CONTENT_CHARS, MAX_RESULTS
+from mnemex.config.defaults import (
+    DEFAULT_MODEL,
+    MAX_CONTENT_CHARS,
+    MAX_RESULTS,
+    config_file_path,
+    default_config_file,
+    default_data_dir,
+)
 
 _FROM_SETTINGS = frozenset({
     "AuditSettings", "EmbeddingSettings", "LimitSettings", "ServerSettings", "Settings", "StoreSettings",
-    "config_file_path", "default_config_file", "default_data_dir", "load_settings",
+    "load_settings",
 })
 
-__all__ = ["DEFAULT_MODEL", "MAX_CONTENT_CHARS", "MAX_RESULTS", *sorted(_FROM_SETTINGS)]
+__all__ = ["DEFAULT_MODEL", "MAX_CONTENT_CHARS", "MAX_RESULTS", "config_file_path", "default_config_file",
+           "default_data_dir", *sorted(_FROM_SETTINGS)]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,6 +1,29 @@
 """Defaults that processes without pydantic need too (the hook, the relay, the redaction rules),
 as plain constants: each written once here and used by the settings models and by those readers."""
 
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("mnemex", appauthor=False))
+
+
+def default_config_file() -> Path:
+    return Path(platformdirs.user_config_dir("mnemex", appauthor=False)) / "config.toml"
+
+
+def config_file_path() -> Path | None:
+    """The config file in use: MNEMEX_CONFIG, else the platform's default location."""
+    explicit = os.environ.get("MNEMEX_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return default_config_file()
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 #: The content limit's default: the tools' input schema states the same number.
 MAX_CONTENT_CHARS = 20_000

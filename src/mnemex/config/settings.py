@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import platformdirs
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
@@ -21,23 +20,22 @@ from pydantic_settings import (
 )
 
 from mnemex.config.base import Frozen
+from mnemex.config.blocks import BlocksConfig
 from mnemex.config.capture import CaptureSettings
 from mnemex.config.injection import InjectionSettings
-from mnemex.config.defaults import DEFAULT_MODEL, MAX_CONTENT_CHARS, MAX_RESULTS
+from mnemex.config.defaults import (
+    DEFAULT_MODEL,
+    MAX_CONTENT_CHARS,
+    MAX_RESULTS,
+    config_file_path,
+    default_data_dir,
+)
 from mnemex.config.gate import GateConfig
 from mnemex.config.observer import ObserverConfig
 from mnemex.config.redaction import RedactionConfig
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.errors import ConfigError
 
-
-
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("mnemex", appauthor=False))
-
-
-def default_config_file() -> Path:
-    return Path(platformdirs.user_config_dir("mnemex", appauthor=False)) / "config.toml"
 
 
 class StoreSettings(Frozen):
@@ -165,6 +163,7 @@ class Settings(BaseSettings):
     observer: ObserverConfig = ObserverConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
     redaction: RedactionConfig = RedactionConfig()
+    blocks: BlocksConfig = BlocksConfig()
     capture: CaptureSettings = CaptureSettings()
     injection: InjectionSettings = InjectionSettings()
 
@@ -209,13 +208,6 @@ class Settings(BaseSettings):
     def http_token_path(self) -> Path:
         """The bearer token of the HTTP transports off loopback (file 0600 in a 0700 directory)."""
         return self.data_dir / "auth" / "http-token"
-
-
-def config_file_path() -> Path | None:
-    explicit = os.environ.get("MNEMEX_CONFIG")
-    if explicit:
-        return Path(explicit).expanduser()
-    return default_config_file()
 
 
 def load_settings(**overrides: Any) -> Settings:
