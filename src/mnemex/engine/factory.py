@@ -57,7 +57,8 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
         return MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=settings.limits,
                             optimize_every=settings.store.optimize_every, default_project=default_project,
                             vocabulary=vocabulary, data_dir=settings.data_dir, gate=settings.gate,
-                            observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction)
+                            observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction,
+                            blocks=settings.blocks)
     except BaseException:
         store.close()
         for part in (journal, vocabulary):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from mnemex.config import LimitSettings
+from mnemex.config.blocks import DEFAULT_BLOCKS, BlocksConfig
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
@@ -23,6 +24,7 @@ from mnemex.config.retrieval import RetrievalConfig
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
+from mnemex.engine.blocks import MemoryBlocks
 from mnemex.engine.explore import Explorer
 from mnemex.engine.ids import memory_id_of
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
@@ -52,7 +54,8 @@ class MemoryEngine:
                  default_project: str | None = None, clock: Callable[[], datetime] = utcnow,
                  vocabulary: Vocabulary | None = None, data_dir: Path | None = None,
                  gate: GateConfig = DEFAULT_GATE, observer: ObserverConfig = DEFAULT_OBSERVER,
-                 retrieval: RetrievalConfig = DEFAULT_RETRIEVAL, redaction: RedactionConfig = DEFAULT_REDACTION):
+                 retrieval: RetrievalConfig = DEFAULT_RETRIEVAL, redaction: RedactionConfig = DEFAULT_REDACTION,
+                 blocks: BlocksConfig = DEFAULT_BLOCKS):
         self.store = store
         self.dense = dense
         self.journal = journal
@@ -73,6 +76,8 @@ class MemoryEngine:
                              lock=self._lock, optimize_every=optimize_every)
         self.explore = Explorer(store=store, journal=journal, clock=clock, get=self.get, recall=self.recall,
                                 before_write=self._ensure_space)
+        self.blocks = MemoryBlocks(journal, lock=self._lock, before_write=self._ensure_space, config=blocks,
+                                   redaction=redaction, default_project=default_project)
         self._purger = Purger(store, self.vocabulary, journal)
         with self._lock:  # before anything can read what an interrupted purge left behind
             self._purger.resume()
