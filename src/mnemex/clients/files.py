@@ -75,12 +75,13 @@ def read_config(path: Path) -> tuple[bytes | None, str | None, Any]:
 
 def render(doc: Any, like: str | None) -> str:
     """`doc` as JSON in the style of `like` (its indentation, line ends, final newline)."""
+    fresh = like is None or like.strip() in ("", "{}", "[]")  # nothing to take a style from
     indent: str | int | None = 2
-    if like and like.strip() and like.strip() not in ("{}", "[]"):
+    if not fresh:
         found = re.search(r"\n([ \t]+)\S", like)
         indent = found.group(1) if found else None
     text = json.dumps(doc, indent=indent, ensure_ascii=False)
-    if like is None or like.endswith("\n") or not like.strip():
+    if fresh or like.endswith("\n"):
         text += "\n"
     return text.replace("\n", "\r\n") if like and "\r\n" in like else text
 
