@@ -27,6 +27,10 @@ EXPECTED = {
     "memory_history": ({"id"}, set(), True, False, True),
     "link_memories": ({"src", "dst", "relation"}, set(), False, False, True),
     "related_memories": (set(), {"id", "entity", "max_hops", "relations"}, True, False, True),
+    "memory_blocks": (set(), set(), True, False, True),
+    "memory_block_append": ({"label", "text"}, set(), False, False, False),
+    "memory_block_replace": ({"label", "old", "new"}, set(), False, False, False),
+    "memory_block_rewrite": ({"label", "value"}, {"description", "limit"}, False, True, True),
 }
 
 

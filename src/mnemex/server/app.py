@@ -7,6 +7,7 @@ import json
 from mcp.server import MCPServer
 
 from mnemex import __version__
+from mnemex.tools.block_tools import register_block_tools
 from mnemex.tools.errors import mcp_errors
 from mnemex.tools.graph_tools import register_graph_tools
 from mnemex.tools.memory_tools import register_memory_tools
@@ -25,6 +26,7 @@ def build_server(runtime: ToolRuntime) -> MCPServer:
     server = MCPServer("mnemex", title="mnemex memory", version=__version__, instructions=INSTRUCTIONS)
     register_memory_tools(server, runtime)
     register_graph_tools(server, runtime)
+    register_block_tools(server, runtime)
 
     @server.resource("memory://{id}", name="memory", title="Memory entry",
                      description="One memory, full entry as JSON.", mime_type="application/json")
