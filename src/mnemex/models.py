@@ -112,6 +112,7 @@ class MemoryFilter(BaseModel):
     validity: ValidityMode = ValidityMode.CURRENT
     as_of: datetime | None = None
     ids: tuple[str, ...] = ()
+    pinned: bool | None = Field(None, description="Only pinned (True) or only unpinned (False) memories.")
 
 
 class WriteAction(StrEnum):

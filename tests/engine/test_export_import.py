@@ -120,3 +120,27 @@ class _OldSparse:
         parts, _ = code_names(text)
         vec = self._current._bm25.embed_document(f"{text} {' '.join(parts)}" if parts else text)
         return SparseVec(tuple(vec.indices), tuple(vec.values))
+
+
+def test_a_store_of_the_older_payload_layout_is_upgraded_in_the_background(settings, embedder):
+    """Stores written before payload layout 2 have pinned memories without their `marks`: the
+    engine rewrites them once, in the background, and records the new layout."""
+    from mnemex.engine.factory import build_engine
+    from mnemex.models import MemoryFilter, NewMemory
+
+    engine = build_engine(settings, default_project="/p", embedder=embedder)
+    kept = engine.memorize(NewMemory(content="Releases are cut from the release branch only", pinned=True))
+    engine.memorize(NewMemory(content="The staging cluster runs in the Frankfurt region"))
+    payload = engine.store._live().retrieve([kept.id], with_payload=True, with_vector=False)[0].payload
+    import qdrant_edge as qe
+    engine.store._live().update(qe.UpdateOperation.set_payload([kept.id], {**payload, "marks": []}))  # as layout 1 left it
+    engine.store.write_identity({**engine.store.read_identity(), "payload": 1})
+    assert engine.store.count(MemoryFilter(pinned=True)) == 0
+    engine.close()
+    engine = build_engine(settings, default_project="/p", embedder=embedder)
+    try:
+        engine.upkeep._payload_upgrade.join(30)
+        assert [h.id for h in engine.store.scroll(MemoryFilter(pinned=True))[0]] == [kept.id]
+        assert engine.store.read_identity()["payload"] == 2
+    finally:
+        engine.close()

@@ -418,3 +418,13 @@ def test_edge_recovers_a_compaction_cut_short(tmp_path):
     with EdgeStore(path, dim=DIM) as s:
         assert s.count(EVERY) == len(POINTS)
     assert not (tmp_path / "shard.old").exists()
+
+
+def test_pinned_memories_are_found_by_filter(store):
+    """Qdrant Edge cannot match booleans: pinned/immutable ride in a keyword field of the payload."""
+    store.upsert([StoredPoint(memory(n).model_copy(update={"pinned": n % 2 == 0}), axis(1.0), sparse()) for n in range(1, 5)])
+    assert set(numbers(store.scroll(MemoryFilter(pinned=True), limit=10)[0])) == {2, 4}
+    assert set(numbers(store.scroll(MemoryFilter(pinned=False), limit=10)[0])) == {1, 3}
+    store.save(memory(1).model_copy(update={"pinned": True}))
+    assert store.count(MemoryFilter(pinned=True)) == 3
+    assert store.retrieve([pid(1)])[0].memory.pinned is True

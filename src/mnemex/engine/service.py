@@ -82,6 +82,7 @@ class MemoryEngine:
         with self._lock:  # before anything can read what an interrupted purge left behind
             self._purger.resume()
         self.upkeep.start_vocabulary_build()
+        self.upkeep.start_payload_upgrade()
 
     # ------------------------------------------------------------------ writes
     def memorize(self, new: NewMemory, *, project: str | None = None) -> WriteOutcome:

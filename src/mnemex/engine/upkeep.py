@@ -12,7 +12,7 @@ from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.write.path import WritePath, embedding_text
 from mnemex.models import Memory, MemoryFilter, ValidityMode
-from mnemex.store.base import MemoryStore
+from mnemex.store.base import PAYLOAD_VERSION, MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,7 @@ class Upkeep:
         self.writes_since_optimize = 0
         self._closing = threading.Event()
         self._vocabulary_build: threading.Thread | None = None
+        self._payload_upgrade: threading.Thread | None = None
 
     # ------------------------------------------------------------- optimize
     def count_writes(self, n: int) -> None:
@@ -129,6 +130,41 @@ class Upkeep:
             if not self._closing.is_set():
                 log.warning("vocabulary build stopped: %s", exc)
 
+    # ------------------------------------------------------- payload layout
+    def start_payload_upgrade(self) -> None:
+        """A store written under an older payload layout gets the derived fields it lacks (pinned
+        memories findable by filter), in the background; searches work meanwhile."""
+        identity = self._store.read_identity() or {}
+        if int(identity.get("payload", 1)) >= PAYLOAD_VERSION:
+            return
+        self._payload_upgrade = threading.Thread(target=self._upgrade_quietly, name="mnemex-payload", daemon=True)
+        self._payload_upgrade.start()
+
+    def upgrade_payloads(self, *, page: int = 256) -> int:
+        """Rewrite the payload of every memory the new layout changes; returns how many."""
+        changed = 0
+        offset: str | None = None
+        flt = MemoryFilter(validity=ValidityMode.TIMELINE)
+        while not self._closing.is_set():
+            hits, offset = self._store.scroll(flt, limit=page, offset=offset)
+            with self._lock:
+                for hit in hits:
+                    if hit.memory.pinned or hit.memory.immutable:
+                        self._store.save(hit.memory)
+                        changed += 1
+            if offset is None:
+                with self._lock:
+                    self._store.write_identity({**(self._store.read_identity() or {}), "payload": PAYLOAD_VERSION})
+                break
+        return changed
+
+    def _upgrade_quietly(self) -> None:
+        try:
+            log.info("payload layout upgraded: %d memories rewritten", self.upgrade_payloads())
+        except Exception as exc:  # a store closed under it: done next time
+            if not self._closing.is_set():
+                log.warning("payload upgrade stopped: %s", exc)
+
     # ---------------------------------------------------------------- stats
     def stats(self) -> dict[str, Any]:
         total = self._store.count(MemoryFilter(validity=ValidityMode.TIMELINE))
@@ -149,3 +185,5 @@ class Upkeep:
         """Stop background work (before the store closes)."""
         self._closing.set()
         self.wait_vocabulary(timeout=30)
+        if self._payload_upgrade is not None:
+            self._payload_upgrade.join(30)

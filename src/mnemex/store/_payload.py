@@ -24,7 +24,13 @@ INDEXED_FIELDS: dict[str, str] = {
     "valid_from_ts": "float",
     "valid_until_ts": "float",
     "recorded_ts": "float",
+    "marks": "keyword",
 }
+
+#: The payload layout's version: 2 added `marks` (Qdrant Edge cannot match booleans, so pinned
+#: and immutable are kept as keywords too). A store of an older layout is brought up to date by
+#: `upkeep.upgrade_payloads` in the background.
+PAYLOAD_VERSION = 2
 
 #: The memory fields a store can order by, and the indexed payload field holding each.
 ORDER_FIELDS = {"created_at": "created_ts", "recorded_at": "recorded_ts", "valid_from": "valid_from_ts"}
@@ -49,7 +55,12 @@ def memory_to_payload(memory: Memory) -> dict[str, Any]:
     data["recorded_ts"] = to_ts(memory.recorded_at)
     data["valid_from_ts"] = to_ts(memory.valid_from)
     data["valid_until_ts"] = to_ts(memory.valid_until, OPEN_END_TS)
+    data["marks"] = marks_of(memory)
     return data
+
+
+def marks_of(memory: Memory) -> list[str]:
+    return [name for name, on in (("pinned", memory.pinned), ("immutable", memory.immutable)) if on]
 
 
 def access_payload(access_count: int, at: datetime) -> dict[str, Any]:
@@ -57,7 +68,7 @@ def access_payload(access_count: int, at: datetime) -> dict[str, Any]:
     return {"access_count": access_count, "last_accessed_at": at.isoformat()}
 
 
-_DERIVED = ("session_id", "created_ts", "recorded_ts", "valid_from_ts", "valid_until_ts")
+_DERIVED = ("session_id", "created_ts", "recorded_ts", "valid_from_ts", "valid_until_ts", "marks")
 
 
 def payload_to_memory(payload: dict[str, Any]) -> Memory:

@@ -17,7 +17,9 @@ from typing import Any, Protocol, Sequence
 
 from mnemex.errors import InvalidInputError
 from mnemex.models import Memory, MemoryFilter, SparseVec
-from mnemex.store._payload import payload_to_memory
+from mnemex.store._payload import PAYLOAD_VERSION, payload_to_memory
+
+__all__ = ["DENSE_VECTOR", "PAYLOAD_VERSION", "SPARSE_VECTOR", "Hit", "MemoryStore", "StoredPoint", "VectorQuery"]
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"

@@ -103,6 +103,9 @@ def conditions_for(flt: MemoryFilter, *, now: float | None = None) -> list[Condi
         out.append(Range("recorded_ts", lte=at))
     if flt.ids:
         out.append(HasIds(canonical_ids(flt.ids)))
+    if flt.pinned is not None:
+        pinned = Match("marks", ("pinned",))
+        out.append(pinned if flt.pinned else Not(pinned))
     return out
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from mnemex.embed.dense import EmbeddingIdentity
 from mnemex.errors import ModelMismatchError
-from mnemex.store.base import MemoryStore
+from mnemex.store.base import PAYLOAD_VERSION, MemoryStore
 
 
 def check_identity(store: MemoryStore, identity: EmbeddingIdentity) -> None:
-    """Record the model identity in a new store; refuse a store made by another model."""
+    """Record the model identity (and the payload layout) in a new store; refuse a store made
+    by another model."""
     stored = store.read_identity()
     if stored is None:
-        store.write_identity(identity.as_dict())
+        store.write_identity({**identity.as_dict(), "payload": PAYLOAD_VERSION})
         return
     have = EmbeddingIdentity.from_dict(stored)
     if (have.model, have.dim) != (identity.model, identity.dim):
