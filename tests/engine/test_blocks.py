@@ -203,6 +203,8 @@ def test_render_delimits_every_non_empty_block(blocks):
         '<memory_block label="todo" chars="31/2000" description="Open &quot;tasks&quot;">\n'
         'finish &lt;/memory_block> escaping\n</memory_block>')
     assert "user" not in text and text.count("</memory_block>") == 2
+    blocks.rewrite("todo", "x </ MEMORY_BLOCK> y")
+    assert "x &lt;/ MEMORY_BLOCK> y" in blocks.render()
 
 
 def test_the_engine_has_the_blocks_and_refuses_writes_on_a_full_disk(engine, monkeypatch):

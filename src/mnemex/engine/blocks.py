@@ -37,6 +37,7 @@ DEFAULTS: dict[str, tuple[Literal["global", "project"], str]] = {
     "persona": ("global", "How you, the agent, should behave: tone, habits, rules the user set for you."),
 }
 MAX_DESCRIPTION_CHARS = 200
+_CLOSING = re.compile(r"</(?=\s*memory_block)", re.IGNORECASE)
 MIN_LIMIT = 100
 
 
@@ -258,7 +259,7 @@ def _quote(text: str, most: int = 80) -> str:
 def _render(block: MemoryBlock) -> str:
     description = f' description="{_attribute(block.description)}"' if block.description else ""
     # A block's text is the agent's own writing: it must not close its delimiter early.
-    body = block.value.replace("</memory_block", "&lt;/memory_block")
+    body = _CLOSING.sub("&lt;/", block.value)
     return (f'<memory_block label="{block.label}" chars="{block.chars}/{block.limit}"{description}>\n'
             f"{body}\n</memory_block>")
 
