@@ -57,7 +57,7 @@ def target_for(client: str, *, scope: str | None, project: Path, path: Path | No
                       None, "cursor: open Cursor Settings > MCP and check that mnemex is enabled (or restart Cursor)",
                       "cursor: restart Cursor")
     if client == "vscode":
-        if user:
+        if user and path is None:
             raise MnemexError("init vscode: only the project's .vscode/mcp.json is written; drop --scope user "
                               "or give the file with --path")
         return Target(client, path or project / ".vscode" / "mcp.json", "servers", True, None,
