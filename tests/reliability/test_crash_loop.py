@@ -61,6 +61,13 @@ class Ledger:
         return None
 
 
+def _wait_for(condition, limit: float) -> None:
+    """Progress, not wall time, decides when to kill: a loaded machine writes slower."""
+    deadline = time.monotonic() + limit
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def _write_until(store: LiveStore, ledger: Ledger, rng: random.Random, stop: threading.Event) -> None:
     """Write until the daemon is killed under this writer (its call is cut) or told to stop."""
     while not stop.is_set():
@@ -75,7 +82,7 @@ def _kill_after(store: LiveStore, seconds: float) -> None:
     store.kill()
 
 
-def _round(store: LiveStore, ledger: Ledger, rng: random.Random, phase: str) -> None:
+def _round(store: LiveStore, ledger: Ledger, rng: random.Random, phase: str, n: int) -> None:
     if phase == "startup":  # killed while it imports, loads the model, opens or recovers the store
         proc = spawn_daemon(store.files, store.env)
         time.sleep(rng.uniform(0.05, 1.5))
@@ -89,7 +96,9 @@ def _round(store: LiveStore, ledger: Ledger, rng: random.Random, phase: str) -> 
                    for _ in range(3)]
         for w in writers:
             w.start()
-        _kill_after(store, rng.uniform(0.5, 2.0))
+        before = len(ledger.acked)
+        _wait_for(lambda: len(ledger.acked) >= before + 4, 30)
+        _kill_after(store, rng.uniform(0.0, 1.5))
         stop.set()
         for w in writers:
             w.join(40)
@@ -102,10 +111,12 @@ def _round(store: LiveStore, ledger: Ledger, rng: random.Random, phase: str) -> 
             except DaemonError:
                 pass
         outcome: dict[str, str] = {}
+        sent = threading.Event()
 
         def purge_all() -> None:
             for victim in victims:
                 try:
+                    sent.set()
                     store.call("forget", {"id": victim, "purge": True}, timeout=30)
                     outcome[victim] = "done"
                 except DaemonError:
@@ -114,7 +125,12 @@ def _round(store: LiveStore, ledger: Ledger, rng: random.Random, phase: str) -> 
 
         worker = threading.Thread(target=purge_all)
         worker.start()
-        _kill_after(store, rng.uniform(0.0, 1.5))
+        sent.wait(30)
+        if n % 16 < 8:  # once the first purge is acknowledged, somewhere in the second
+            _wait_for(lambda: bool(outcome), 30)
+            _kill_after(store, rng.uniform(0.0, 0.5))
+        else:  # while the first purge runs
+            _kill_after(store, rng.uniform(0.0, 0.05))
         worker.join(40)
         with ledger.lock:
             for victim in victims:
@@ -158,7 +174,7 @@ def test_crash_loop_loses_no_acknowledged_memory_and_leaves_no_half_purge(tmp_pa
     try:
         for n in range(KILLS):
             phase = PHASES[n % len(PHASES)]
-            _round(store, ledger, rng, phase)
+            _round(store, ledger, rng, phase, n)
             kills += 1
             if phase != "startup":
                 store.start()
