@@ -80,6 +80,7 @@ def _under(module: str, package: str) -> bool:
 PURE = {
     "mnemex.engine.write.observe": ("mnemex.models", "mnemex.config"),
     "mnemex.engine.write.redact": ("mnemex.models", "mnemex.config"),
+    "mnemex.engine.statements": ("mnemex.models", "mnemex.config"),
 }
 
 

@@ -123,6 +123,16 @@ class WriteAction(StrEnum):
     SKIPPED = "skipped"
 
 
+class ReplaceCandidate(BaseModel):
+    """A stored memory a new statement may replace: the gate was not sure, the caller can say so."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    preview: str = Field(description="The memory's content on one line, cut to about 120 characters.")
+    reason: str = Field("", description="Why the gate thinks it may be replaced (a changed value, a cue).")
+
+
 class WriteOutcome(BaseModel):
     """What the write path did with one piece of content."""
 
@@ -132,6 +142,9 @@ class WriteOutcome(BaseModel):
     id: str | None = Field(None, description="The memory that now holds the content.")
     affected_ids: tuple[str, ...] = Field((), description="Other memories touched (superseded, merged).")
     reason: str = ""
+    candidates: tuple[ReplaceCandidate, ...] = Field((), description=(
+        "Existing memories the new statement may replace, when the gate was not sure: if it does, write it again "
+        "with supersedes=[their ids] (or correct them with update/forget)."))
     also: tuple["WriteOutcome", ...] = Field((), description="Outcomes of the content's further atomic claims.")
 
 
@@ -150,6 +163,9 @@ class SearchHit(BaseModel):
     why: str = Field(description="Which signals matched: dense, bm25, entity, recency...")
     tokens: int = Field(description="Token estimate of the full content.")
     context_of: str | None = Field(None, description="Set when this hit is a neighbour in time of another hit.")
+    outdated_by: str | None = Field(None, description=(
+        "Set when a newer memory about the same subject says otherwise: this one is possibly outdated; that id "
+        "holds the newer statement."))
 
 
 class NewMemory(BaseModel):
@@ -171,6 +187,10 @@ class NewMemory(BaseModel):
     valid_from: datetime | None = None
     valid_until: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    supersedes: tuple[str, ...] = Field((), description=(
+        "Ids of current memories this statement replaces, as the caller judges: they are marked superseded by it "
+        "(pinned and immutable ones are kept, linked as contradicted). The statement is then stored whole, not "
+        "split into claims."))
 
 
 @dataclass(frozen=True, slots=True)

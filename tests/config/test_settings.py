@@ -71,7 +71,9 @@ def test_the_configured_gate_reaches_the_write_path(tmp_path, embedder):
     text, again = "The API gateway retries failed requests three times", "The API gateway retries failed requests 3 times"
     outcomes = {}
     for reinforce_at in (0.92, 0.999):
-        settings = Settings(data_dir=tmp_path / str(reinforce_at), gate={"reinforce_at": reinforce_at})
+        # a restatement in other words also reinforces (issue 12): restate_at moves with reinforce_at here
+        settings = Settings(data_dir=tmp_path / str(reinforce_at),
+                            gate={"reinforce_at": reinforce_at, "restate_at": reinforce_at})
         engine = build_engine(settings, default_project="/p", embedder=embedder)
         try:
             engine.memorize(NewMemory(content=text))

@@ -1,28 +1,57 @@
 """The prediction-error gate's bands and rules (seed 001), as configuration.
 
-Similarity bands are cosines of a new statement to its nearest current neighbour in the same
-scope; see `engine/write/prediction_gate.py` for how they are applied.
+Similarity bands are cosines of a new statement to its nearest current neighbours in the same
+scope; see `engine/write/prediction_gate.py` for how they are applied, and
+`engine/statements/compare.py` for the subject rules that decide a supersede.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from mnemex.config.base import Frozen
+from mnemex.config.judge import JudgeConfig
 
 
 class GateConfig(Frozen):
     """The prediction-error gate: what a new statement does to its nearest stored neighbours (seed 001)."""
 
-    reinforce_at: float = Field(0.92, ge=0, le=1, description="At or above: near-identical, the neighbour is reinforced.")
+    reinforce_at: float = Field(0.92, ge=0, le=1, description="At or above, and adding no value, name or negation: near-identical, the neighbour is reinforced.")
     update_at: float = Field(0.75, ge=0, le=1, description="At or above (and below reinforce_at): overlapping, merged into the neighbour when it repeats most of it.")
-    gap_low: float = Field(0.70, ge=0, le=1, description="From here up to update_at: borderline; skipped when of low importance.")
+    gap_low: float = Field(0.70, ge=0, le=1, description="From here up to update_at: borderline; skipped when of low importance and it adds nothing the neighbour lacks.")
     gap_min_importance: float = Field(0.5, ge=0, le=1, description="Borderline statements at least this important are stored anyway.")
-    conflict_at: float = Field(0.62, ge=0, le=1, description="At or above: a changed value about the same subject supersedes the neighbour.")
-    correction_at: float = Field(0.50, ge=0, le=1, description="The conflict threshold for statements classified as corrections.")
     update_coverage: float = Field(0.75, ge=0, le=1, description="Share of the old text's content words the new one must hold to merge into it.")
-    same_subject: float = Field(0.7, ge=0, le=1, description="Share of the old statement's non-value words the new one must repeat for a value change.")
-    switch_subject: float = Field(0.5, ge=0, le=1, description="The same share for 'switched to' / 'instead of' statements.")
+
+    rules: Literal["subject", "seed"] = Field("subject", description=(
+        "How a conflict is recognised. subject: what the two statements are about (shared code names, paths, "
+        "entities, the component or setting) and change cues, the old value named as left behind "
+        "(`engine/statements`); seed: the first rules (shared-word share plus a changed value, negation flip or "
+        "'switched to'; `SEED_GATE`)."))
+    compare_floor: float = Field(0.3, ge=0, le=1, description="subject rules: neighbours less similar than this are compared only when they share a name or a rare word with the new statement.")
+    lexical_neighbours: int = Field(5, ge=0, le=50, description="subject rules: the new statement is also compared with this many BM25 neighbours (real updates change the wording; shared code names still find the old statement).")
+    left_behind: float = Field(0.3, ge=0, le=1, description="subject rules: least aboutness (shared subject, or the cosine mapped 0.35-0.7 -> 0-1) when the new statement names the old value as left behind ('instead of X', 'replaced X with', 'X is deprecated').")
+    left_similarity: float = Field(0.35, ge=0, le=1, description="subject rules: ... and least cosine for it.")
+    min_similarity: float = Field(0.45, ge=0, le=1, description="subject rules: least cosine for a change cue to count; farther, the new statement is about something else.")
+    strong_cue_change: float = Field(0.35, ge=0, le=1, description="subject rules: least aboutness for a changed value or a name swapped for one of its kind with a strong cue ('moved to', 'renamed', 'switched', 'no longer').")
+    cued_change: float = Field(0.5, ge=0, le=1, description="subject rules: the same with a weaker cue ('now', 'bumped', 'as of today').")
+    parallel: float = Field(0.7, ge=0, le=1, description="subject rules: least shared subject, both ways, for a changed value without any cue ('X is 8080' -> 'X is 9090').")
+    negation: float = Field(0.7, ge=0, le=1, description="subject rules: least shared subject for a negation flip without a cue.")
+    maybe: float = Field(0.4, ge=0, le=1, description="subject rules: least aboutness for a possible replacement, reported to the caller as a candidate.")
+    restate_at: float = Field(0.6, ge=0, le=1, description="subject rules: least similarity for a restatement (no new value, name or negation) to reinforce the memory it restates.")
+    max_candidates: int = Field(3, ge=0, le=10, description="Most possible replacements reported with a write.")
+    judge: JudgeConfig = Field(JudgeConfig(), description=(
+        "An optional language model asked about the possible replacements the rules were unsure of (off by default)."))
+
+    conflict_at: float = Field(0.62, ge=0, le=1, description="seed rules: at or above, a changed value about the same subject supersedes the neighbour.")
+    correction_at: float = Field(0.50, ge=0, le=1, description="seed rules: the conflict threshold for statements classified as corrections.")
+    same_subject: float = Field(0.7, ge=0, le=1, description="seed rules: share of the old statement's non-value words the new one must repeat for a value change.")
+    switch_subject: float = Field(0.5, ge=0, le=1, description="seed rules: the same share for 'switched to' / 'instead of' statements.")
 
 
 DEFAULT_GATE = GateConfig()
+#: The first gate (issue 3): shared-word share 0.7 plus a changed value, negation flip or "switched to"; dense
+#: neighbours only; the 0.70-0.75 band skipped whatever it held. On the held-out coding histories it superseded
+#: 1 update of 28 (see benchmarks/RESULTS.md, "Knowledge that stays current"); kept to measure against.
+SEED_GATE = GateConfig(rules="seed", lexical_neighbours=0)

@@ -91,11 +91,30 @@ def test_different_subjects_are_not_merged(engine):
 
 
 def test_borderline_low_importance_is_skipped_and_reported():
+    best = Memory(id="00000000-0000-4000-8000-000000000001", content="Use ruff for linting the backend")
+    d = decide("Lint backend code using ruff", MemoryKind.FACT, 0.2, [(best, 0.72)])
+    assert d.action == WriteAction.SKIPPED and d.target == best and "borderline" in d.reason and best.id in d.reason
+    d = decide("Lint backend code using ruff", MemoryKind.FACT, 0.9, [(best, 0.72)])
+    assert d.action == WriteAction.CREATED
+
+
+def test_a_borderline_restatement_reinforces_the_memory_it_restates():
+    """Before issue 12 "Lint with ruff please" beside "Use ruff for linting" (0.72, unimportant) was
+    skipped; it says nothing new, so now it reinforces the memory that holds it, named in the reason."""
     best = Memory(id="00000000-0000-4000-8000-000000000001", content="Use ruff for linting")
     d = decide("Lint with ruff please", MemoryKind.FACT, 0.2, [(best, 0.72)])
-    assert d.action == WriteAction.SKIPPED and d.target == best and "borderline" in d.reason
-    d = decide("Lint with ruff please", MemoryKind.FACT, 0.9, [(best, 0.72)])
-    assert d.action == WriteAction.CREATED
+    assert d.action == WriteAction.REINFORCED and d.target == best and best.id in d.reason
+
+
+@pytest.mark.parametrize("new", [
+    "Lint the backend with ruff 0.6.9",            # a version the neighbour does not hold
+    "Lint the backend with ruff and mypy --strict",  # a name
+    "Lint the backend with ruff on 3 workers",      # a number
+])
+def test_similarity_is_not_redundancy_a_new_value_is_never_skipped(new):
+    best = Memory(id="00000000-0000-4000-8000-000000000001", content="Use ruff for linting the backend")
+    d = decide(new, MemoryKind.FACT, 0.1, [(best, 0.73)])
+    assert d.action not in (WriteAction.SKIPPED, WriteAction.REINFORCED), d.reason
 
 
 def test_pinned_and_immutable_memories_are_never_superseded_or_merged():

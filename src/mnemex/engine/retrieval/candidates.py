@@ -17,6 +17,7 @@ class RankedMemory:
     confidence: float
     why: tuple[str, ...] = ()
     context_of: str | None = None  # id of the hit this memory is a neighbour in time of
+    outdated_by: str | None = None  # id of a newer memory about the same subject that says otherwise
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from typing import Any
 
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
+from mnemex.engine.statements import read
 from mnemex.engine.write.observe import observe
 from mnemex.engine.write.observe.entities import extract_entities
 from mnemex.engine.write.observe.shape import ObserveFlag
@@ -71,8 +72,9 @@ def importance_with_novelty(draft_channels: Channels | None, noisy: bool, kind: 
 
 
 def form(new: NewMemory, *, now: datetime, observer: ObserverConfig = DEFAULT_OBSERVER,
-         redaction: RedactionConfig = DEFAULT_REDACTION) -> list[Draft | Skip]:
-    """What a request becomes: one draft per atomic claim (one for records), or a skip.
+         redaction: RedactionConfig = DEFAULT_REDACTION, whole: bool = False) -> list[Draft | Skip]:
+    """What a request becomes: one draft per atomic claim (one for records, and one when `whole`:
+    a statement the caller says replaces given memories is kept as written), or a skip.
 
     Redaction always runs; the observer's reading only refines what is stored, so a failure
     in it never fails the write: the redacted text is then stored as given (flagged)."""
@@ -82,7 +84,7 @@ def form(new: NewMemory, *, now: datetime, observer: ObserverConfig = DEFAULT_OB
     if found.findings:
         base["redacted"] = sorted({f.kind for f in found.findings})
     try:
-        return _observed(new, text, base, now, observer)
+        return _observed(new, text, base, now, observer, whole)
     except Exception:  # a bug in a heuristic must not cost the caller their memory
         log.exception("the observer failed on a write; storing the text unobserved")
         weight = new.importance if new.importance is not None else 0.5
@@ -90,7 +92,7 @@ def form(new: NewMemory, *, now: datetime, observer: ObserverConfig = DEFAULT_OB
 
 
 def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
-              config: ObserverConfig) -> list[Draft | Skip]:
+              config: ObserverConfig, whole: bool = False) -> list[Draft | Skip]:
     if new.kind in RECORD_KINDS:
         entities = tuple(e.key for e in extract_entities(text, 32))
         weight = new.importance if new.importance is not None else 0.5
@@ -101,7 +103,7 @@ def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
         base["flags"] = flags
     if obs.flags & NO_INJECT_FLAGS:
         base["no_inject"] = True
-    explicit = new.kind is not None or new.pinned or new.importance is not None
+    explicit = new.kind is not None or new.pinned or new.importance is not None or whole
     if ObserveFlag.LOW_DENSITY in obs.flags and not explicit and not (obs.flags & NO_INJECT_FLAGS):
         return [Skip(f"too little information to remember (density {obs.density:.2f})")]
     weight = new.importance if new.importance is not None else obs.importance
@@ -110,7 +112,9 @@ def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
         channels = obs.channels
         base[CHANNELS] = {"arousal": channels.arousal, "reward": channels.reward,
                           "attention": channels.attention, "noisy": noisy}
-    atoms = obs.atoms if not (obs.flags & NO_INJECT_FLAGS) else ()
+    # a statement that says something changed stays whole: the change, what it left behind and why belong together
+    whole = whole or says_a_change(text)
+    atoms = obs.atoms if not (obs.flags & NO_INJECT_FLAGS) and not whole else ()
     if len(atoms) <= 1:
         content = obs.standalone if not (obs.flags & NO_INJECT_FLAGS) else text
         return [Draft(content, new.kind or obs.kind, weight, obs.entity_keys, obs.valid_until,
@@ -118,6 +122,12 @@ def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
     return [Draft(atom.text, new.kind or atom.kind, weight, tuple(e.key for e in atom.entities), atom.valid_until,
                   {**base, "kind_confidence": round(atom.confidence, 3), "atom_of": text[:200]}, channels, noisy)
             for atom in atoms]
+
+
+def says_a_change(text: str) -> bool:
+    """Does `text` say something changed ("moved to", "now", "instead of", "renamed")?"""
+    statement = read(text)
+    return statement.change >= 0.5 and not statement.restating
 
 
 _CAUSAL = re.compile(r"\b(because|caused by|due to|as a result of|root cause|led to|fixed by|broke(?:n)? by)\b", re.I)

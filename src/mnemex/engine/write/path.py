@@ -28,7 +28,9 @@ from mnemex.engine.write import formation
 from mnemex.engine.write.formation import CHANNELS, RECORD_KINDS, Skip
 from mnemex.engine.write.log import NoLog, WriteLog
 from mnemex.engine.write.observe.signals import Channels
+from mnemex.engine.write.judge import Judge, build_judge
 from mnemex.engine.write.prediction_gate import GateDecision, decide, synthesize
+from mnemex.engine.write.replacing import Replacements, canonical_ids, replace_candidates
 from mnemex.engine.write.redact import redact
 from mnemex.engine.write.sanitize import (
     sanitized,
@@ -42,6 +44,7 @@ from mnemex.models import (
     Memory,
     MemoryChanges,
     MemoryFilter,
+    MemoryKind,
     MemoryStatus,
     NewMemory,
     Provenance,
@@ -62,6 +65,15 @@ class Formed:
     memory: Memory
     channels: Channels | None = None
     noisy: bool = False
+    explicit_kind: bool = False
+    """The caller gave the kind: a skip never drops it."""
+    replaces: tuple[str, ...] = ()
+    """Ids the caller says this statement replaces (`NewMemory.supersedes`)."""
+
+
+#: Kinds the gate compares a new statement with: records of what happened are never merged,
+#: reinforced or superseded by a fact.
+GATED_KINDS = tuple(k for k in MemoryKind if k not in RECORD_KINDS)
 
 
 def embedding_text(memory: Memory) -> str:
@@ -75,7 +87,8 @@ class WritePath:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
                  max_content_chars: int, clock: Callable[[], datetime], log: WriteLog | None = None,
                  vocabulary: Vocabulary | None = None, gate: GateConfig = DEFAULT_GATE,
-                 observer: ObserverConfig = DEFAULT_OBSERVER, redaction: RedactionConfig = DEFAULT_REDACTION):
+                 observer: ObserverConfig = DEFAULT_OBSERVER, redaction: RedactionConfig = DEFAULT_REDACTION,
+                 judge: Judge | None = None):
         self._store = store
         self._vocabulary = vocabulary
         self._dense = dense
@@ -86,6 +99,9 @@ class WritePath:
         self._gate = gate
         self._observer = observer
         self._redaction = redaction
+        self._judge = judge if judge is not None else build_judge(gate.judge)
+        self._replacing = Replacements(store=store, clock=clock, log=self._log, store_points=self._store_points,
+                                       replace=self.replace)
 
     # ------------------------------------------------------------ building
     def build(self, new: NewMemory, *, default_project: str | None) -> list[Formed | Skip]:
@@ -99,8 +115,10 @@ class WritePath:
                 "or use scope 'global'"
             )
         created = new.created_at or now
+        replaces = canonical_ids(new.supersedes)
         out: list[Formed | Skip] = []
-        for draft in formation.form(new, now=created, observer=self._observer, redaction=self._redaction):
+        for draft in formation.form(new, now=created, observer=self._observer, redaction=self._redaction,
+                                    whole=bool(replaces)):
             if isinstance(draft, Skip):
                 out.append(draft)
                 continue
@@ -111,7 +129,7 @@ class WritePath:
                 created_at=created, recorded_at=now, valid_from=new.valid_from or created,
                 valid_until=new.valid_until or draft.valid_until, entities=draft.entities,
                 metadata={**new.metadata, **draft.metadata},
-            ), draft.channels, draft.noisy))
+            ), draft.channels, draft.noisy, new.kind is not None, replaces))
         return out
 
     # -------------------------------------------------------------- writing
@@ -121,13 +139,15 @@ class WritePath:
         prediction-error gate one by one; records (and everything when `gated` is False) are
         stored as formed, together, after them."""
         formed = [item for group in requests for item in group if isinstance(item, Formed)]
+        asked = {f.memory.id: self._replacing.check(f.memory, f.replaces) for f in formed if f.replaces and gated}
         texts = [embedding_text(f.memory) for f in formed]
         vectors = self._dense.embed_documents(texts) if formed else []
         encoded = {f.memory.id: (vector, text) for f, vector, text in zip(formed, vectors, texts)}
         plain: list[tuple[Memory, Sequence[float], str]] = []
         grouped: list[list[WriteOutcome]] = []
         for group in requests:
-            parts = []
+            parts: list[WriteOutcome] = []
+            own: set[str] = set()  # what this request's earlier claims made or touched: never a duplicate of it
             for item in group:
                 if isinstance(item, Skip):
                     parts.append(WriteOutcome(action=WriteAction.SKIPPED, reason=item.reason))
@@ -136,8 +156,11 @@ class WritePath:
                 if not gated or item.memory.kind in RECORD_KINDS:
                     plain.append((item.memory, vector, text))
                     parts.append(WriteOutcome(action=WriteAction.CREATED, id=item.memory.id, reason="recorded"))
+                elif item.memory.id in asked:
+                    parts.append(self._replacing.as_asked(item.memory, vector, text, asked[item.memory.id]))
                 else:
-                    parts.append(self._gated(item, vector, text))
+                    parts.append(self._gated(item, vector, text, own))
+                own.update(i for i in (parts[-1].id, *parts[-1].affected_ids) if i)
             grouped.append(parts)
         if plain:
             self._store_points(plain)
@@ -151,20 +174,62 @@ class WritePath:
         memories = [sanitized(m, self._max_chars, self._redaction) for m in memories]
         self.write([[Formed(m)] for m in memories], gated=False)
 
-    def _gated(self, formed: Formed, vector: Sequence[float], text: str) -> WriteOutcome:
+    def _gated(self, formed: Formed, vector: Sequence[float], text: str, own: set[str]) -> WriteOutcome:
         memory = formed.memory
-        neighbours = self._neighbours(memory, vector)
+        neighbours, lexical = self._neighbours(memory, vector, own)
         novelty = 1.0 - (neighbours[0][1] if neighbours else 0.0)
         refined = formation.importance_with_novelty(formed.channels, formed.noisy, memory.kind, novelty)
         if refined is not None:
             memory = memory.model_copy(update={"importance": refined, "metadata": {
                 **memory.metadata, CHANNELS: {**memory.metadata[CHANNELS], "novelty": round(novelty, 3)}}})
-        decision = decide(memory.content, memory.kind, memory.importance, neighbours, self._gate)
+        decision = decide(memory.content, memory.kind, memory.importance, neighbours, self._gate,
+                          entities=memory.entities, lexical=lexical)
+        if self._judge is not None and decision.candidates and decision.action == WriteAction.CREATED \
+                and decision.contradicts is None:
+            decision = self._judged(memory, decision)
+        if decision.action == WriteAction.SKIPPED and decision.target is not None:
+            if formed.explicit_kind and memory.kind != decision.target.kind:
+                decision = GateDecision(WriteAction.CREATED, None, decision.similarity,
+                                        f"stored: the given kind {memory.kind} differs from {decision.target.id}'s")
+            elif set(memory.tags) - set(decision.target.tags):
+                decision = GateDecision(WriteAction.REINFORCED, decision.target, decision.similarity,
+                                        f"already held by {decision.target.id}; the given tags were added to it")
         return self._apply(memory, vector, text, decision, neighbours)
 
-    def _neighbours(self, memory: Memory, vector: Sequence[float], k: int = 5) -> list[tuple[Memory, float]]:
-        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project)
-        return [(h.memory, float(h.score)) for h in self._store.query(VectorQuery(dense=vector, filter=flt, limit=k))]
+    def _judged(self, memory: Memory, decision: GateDecision) -> GateDecision:
+        """Ask the judge about the candidates the rules were unsure of; its yes supersedes, anything
+        else (no, no answer, over its budget) leaves the rules' decision as it was."""
+        assert self._judge is not None
+        confirmed = [c for c in decision.candidates if not (c.memory.pinned or c.memory.immutable)
+                     and self._judge.replaces(c.memory.content, memory.content) is True]
+        if not confirmed:
+            return decision
+        rest = tuple(c for c in decision.candidates if c not in confirmed)
+        return GateDecision(WriteAction.SUPERSEDED, confirmed[0].memory, confirmed[0].similarity,
+                            f"the judge found it replaces: {confirmed[0].reason}",
+                            also_replaced=tuple(c.memory for c in confirmed[1:]), candidates=rest)
+
+    def _neighbours(self, memory: Memory, vector: Sequence[float], exclude: set[str],
+                    k: int = 5) -> tuple[list[tuple[Memory, float]], frozenset[str]]:
+        """The nearest current memories in the same scope: by embedding, and (subject rules) by BM25,
+        so an update in other words still meets the statement whose code names it shares."""
+        subject = self._gate.rules == "subject"
+        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, kinds=GATED_KINDS if subject else ())
+        found = {h.id: (h.memory, float(h.score)) for h in self._store.query(
+            VectorQuery(dense=vector, filter=flt, limit=k + len(exclude))) if h.id not in exclude}
+        lexical: set[str] = set()
+        if subject and self._gate.lexical_neighbours:
+            sparse = self._sparse.embed_query(memory.content)
+            hits = [h for h in self._store.query(VectorQuery(sparse=sparse, filter=flt,
+                                                             limit=self._gate.lexical_neighbours + len(exclude)))
+                    if h.id not in exclude] if sparse.indices else []
+            lexical = {h.id for h in hits}
+            missing = [h for h in hits if h.id not in found]
+            scores = self._store.dense_scores(vector, [h.id for h in missing]) if missing else {}
+            for h in missing:
+                found[h.id] = (h.memory, float(scores.get(h.id, 0.0)))
+        ranked = sorted(found.values(), key=lambda ms: -ms[1])
+        return ranked[: k + len(lexical)], frozenset(lexical)
 
     def _apply(self, memory: Memory, vector: Sequence[float], text: str, d: GateDecision,
                neighbours: list[tuple[Memory, float]]) -> WriteOutcome:
@@ -176,6 +241,7 @@ class WritePath:
             after = target.model_copy(update={
                 "access_count": target.access_count + 1, "last_accessed_at": now,
                 "importance": max(target.importance, memory.importance),
+                "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
                 "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
             })
             self.replace(target, after, op="reinforce", reembed=False, by=by)
@@ -191,27 +257,19 @@ class WritePath:
             self.replace(target, after, op="update", reembed=merged != target.content, by=by)
             return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
         if d.action == WriteAction.SUPERSEDED and target is not None:
-            new = memory.model_copy(update={"supersedes": (target.id,)})
-            self._store_points([(new, vector, text)])
-            self._log.wrote("create", None, new, new.provenance)
-            old_after = target.model_copy(update={
-                "status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "updated_at": now,
-                "valid_until": max(new.valid_from, target.valid_from),
-            })
-            self.replace(target, old_after, op="supersede", reembed=False, by=by)
-            self._log.linked(new.id, target.id, "supersedes", 1.0)
-            return WriteOutcome(action=d.action, id=new.id, affected_ids=(target.id,), reason=d.reason)
-        self._store_points([(memory, vector, text)])
-        self._log.wrote("create", None, memory, memory.provenance)
-        if d.contradicts is not None:
-            self._log.linked(memory.id, d.contradicts.id, "contradicts", 1.0)
-            return WriteOutcome(action=WriteAction.CREATED, id=memory.id, affected_ids=(d.contradicts.id,),
-                                reason=d.reason)
+            return self._replacing.supersede(memory, vector, text, (target, *d.also_replaced), d.reason, by=by,
+                                             candidates=d.candidates)
+        contradicts = (d.contradicts,) if d.contradicts is not None else ()
+        memory = self._replacing.store_new(memory, vector, text, contradicts=contradicts, candidates=d.candidates)
+        candidates = replace_candidates(d.candidates)
+        if contradicts:
+            return WriteOutcome(action=WriteAction.CREATED, id=memory.id, affected_ids=(contradicts[0].id,),
+                                reason=d.reason, candidates=candidates)
         for other, sim in neighbours:
             rel = formation.relation_between(memory, other, sim)
             if rel is not None:
                 self._log.linked(memory.id, other.id, rel[0], rel[1])
-        return WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason=d.reason)
+        return WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason=d.reason, candidates=candidates)
 
     def _store_points(self, items: Sequence[tuple[Memory, Sequence[float], str]]) -> None:
         points = [StoredPoint(memory, vector, self._sparse.embed_document(text)) for memory, vector, text in items]

@@ -1,16 +1,22 @@
 """Prediction-error gate: decide what a new memory does to what is already stored.
 
-Similarity bands (cosine of the new content to its nearest current neighbour in the
-same scope), from the cognitive-memory design (seed 001), all configurable:
+Similarity bands (cosine of the new content to its nearest current neighbours in the same
+scope), from the cognitive-memory design (seed 001), all configurable (`config.gate`):
 
     >= reinforce_at (0.92)          near-identical   -> REINFORCE the neighbour
     update_at..reinforce_at (0.75)  overlapping      -> UPDATE it by write-time synthesis
-    gap_low..update_at (0.70)       borderline       -> CREATE if important enough, else SKIP
+    gap_low..update_at (0.70)       borderline       -> SKIP if it adds nothing and is unimportant
     < gap_low                       novel            -> CREATE
 
-A conflict overrides the bands: the same subject (similarity >= conflict_at) with a
-different value (numbers, versions, identifiers, quoted values, a negation flip, "switched
-to"/"instead of", or a correction) -> SUPERSEDE the neighbour. Pure logic, no I/O.
+A change overrides the bands. With the default `subject` rules each neighbour (dense and BM25
+neighbours alike) is compared with the new statement by what the two are about and how the new
+one says something changed (`engine/statements/compare.py`): a sure replacement SUPERSEDES the
+neighbour; a possible one is reported as a candidate (the caller, or the optional judge, may
+confirm it); a restatement in other words REINFORCES the memory it restates. Similarity is not
+redundancy: a statement holding a value, name, number or negation its neighbour lacks is never
+skipped and never reinforced away. Truth anchors (pinned, immutable) are never superseded: the
+newcomer is stored beside them with a `contradicts` link. The `seed` rules (`SEED_GATE`) keep
+the first version of the gate. Pure logic, no I/O.
 """
 
 from __future__ import annotations
@@ -20,7 +26,19 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
+from mnemex.engine.statements import Relation, Thresholds, adds_nothing, compare, conflict, evidence, read
 from mnemex.models import Memory, MemoryKind, WriteAction
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A stored memory the new statement may replace, and why the gate thinks so."""
+
+    memory: Memory
+    similarity: float
+    reason: str
+    cued: bool
+    """The new statement itself says something changed ("now", "moved", "instead of")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +48,11 @@ class GateDecision:
     similarity: float = 0.0
     reason: str = ""
     contradicts: Memory | None = None  # a truth anchor (pinned/immutable) the new content conflicts with
+    also_replaced: tuple[Memory, ...] = ()  # further memories a supersede replaces (duplicates of the old fact)
+    candidates: tuple[Candidate, ...] = ()  # possible replacements the gate was not sure of
 
 
+# ---------------------------------------------------------------- the seed rules (SEED_GATE)
 _VALUE = re.compile(
     r"`[^`]+`|\"[^\"]+\"|'[^']{2,}'"            # quoted / code spans
     r"|\b\d+(?:[.:/]\d+)*(?:[a-z]{1,3})?\b"    # numbers, versions, ports, times, 10ms
@@ -91,9 +112,94 @@ def _value_words(values: set[str]) -> set[str]:
     return {w for v in values for w in _WORD.findall(v)}
 
 
+def thresholds(config: GateConfig) -> Thresholds:
+    return Thresholds(left_behind=config.left_behind, left_similarity=config.left_similarity,
+                      min_similarity=config.min_similarity, strong_cue_change=config.strong_cue_change,
+                      cued_change=config.cued_change, parallel=config.parallel, negation=config.negation,
+                      maybe=config.maybe)
+
+
 def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
+           neighbours: Sequence[tuple[Memory, float]], config: GateConfig = DEFAULT_GATE, *,
+           entities: Sequence[str] = (), lexical: frozenset[str] = frozenset()) -> GateDecision:
+    """The gate's decision for `new_text` (with the entity keys the observer found in it) given its
+    nearest current neighbours (memory, cosine), best first. `lexical` holds the ids of neighbours
+    found by BM25 (shared names or rare words): they are compared whatever their cosine."""
+    if config.rules == "seed":
+        return seed_decide(new_text, new_kind, importance, neighbours, config)
+    candidates = sorted(neighbours, key=lambda ms: -ms[1])
+    if not candidates:
+        return GateDecision(WriteAction.CREATED, reason="novel: nothing similar stored")
+    new = read(new_text, tuple(entities))
+    limits = thresholds(config)
+    replaced: list[tuple[Memory, float, str]] = []
+    maybe: list[Candidate] = []
+    restated: list[tuple[Memory, float]] = []
+    anchor: tuple[Memory, str] | None = None
+    for memory, sim in candidates:
+        if sim < config.compare_floor and memory.id not in lexical:
+            continue
+        old = read(memory.content, tuple(memory.entities))
+        verdict = compare(old, new, sim, limits)
+        relation = verdict.relation
+        if relation is Relation.MAY_REPLACE and new_kind == MemoryKind.CORRECTION:
+            relation = Relation.REPLACES  # the writer says it corrects something: the likeliest thing is it
+        if relation is Relation.REPLACES:
+            if memory.immutable or memory.pinned:  # truth anchors are never superseded: record the conflict
+                anchor = anchor or (memory, verdict.reason)
+            else:
+                replaced.append((memory, verdict.subject, sim, verdict.reason))
+        elif relation is Relation.MAY_REPLACE and len(maybe) < config.max_candidates:
+            maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5))
+        elif relation is Relation.RESTATES and sim >= config.restate_at:
+            restated.append((memory, sim))
+    best, sim = candidates[0]
+    holder = read(best.content, tuple(best.entities))
+    changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
+    if sim >= config.reinforce_at and best.id not in changed and adds_nothing(holder, new):  # said again
+        return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
+    if replaced:
+        # what a change replaces is the statement most surely about the same thing; the others
+        # it would also replace are only candidates (a wrong supersede hides a true fact)
+        replaced.sort(key=lambda r: (-r[2], -r[1]))
+        (target, _, s, why), rest = replaced[0], replaced[1:]
+        others = [Candidate(m, sim_, f"{reason} (less surely the same thing than {target.id})", new.change >= 0.5)
+                  for m, _, sim_, reason in rest]
+        return GateDecision(WriteAction.SUPERSEDED, target, s, why,
+                            candidates=tuple(others + maybe)[: config.max_candidates])
+    if anchor is not None:
+        return GateDecision(WriteAction.CREATED, None, sim,
+                            f"conflicts with pinned/immutable memory {anchor[0].id} ({anchor[1]}); both kept",
+                            contradicts=anchor[0], candidates=tuple(maybe))
+    if maybe:  # a possible replacement is never merged into, reinforced or skipped: both stay, the caller is told
+        return GateDecision(WriteAction.CREATED, None, sim,
+                            f"stored beside {len(maybe)} memor{'y' if len(maybe) == 1 else 'ies'} it may replace",
+                            candidates=tuple(maybe))
+    if restated:
+        memory, s = restated[0]
+        return GateDecision(WriteAction.REINFORCED, memory, s,
+                            f"restates {memory.id} in other words (similarity {s:.2f})")
+    if (sim >= config.update_at and not best.immutable and _same_thing(holder, new)
+            and share(content_words(best.content), content_words(new_text)) >= config.update_coverage):
+        return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
+    if (config.gap_low <= sim < config.update_at and importance < config.gap_min_importance
+            and adds_nothing(holder, new) and share(content_words(new_text), content_words(best.content)) >= 0.5):
+        return GateDecision(WriteAction.SKIPPED, best, sim,
+                            f"borderline duplicate of {best.id} (similarity {sim:.2f}): adds nothing it lacks, "
+                            "low importance")
+    return GateDecision(WriteAction.CREATED, None, sim, f"novel (closest similarity {sim:.2f})")
+
+
+def _same_thing(old, new) -> bool:
+    """May `new` be merged into `old`: no name swapped for another, no value changed, not about
+    another environment or component (then it is a look-alike, kept apart)."""
+    e = evidence(old, new)
+    return not (e.swapped or e.typed_change or e.negation_flip or conflict(old, new))
+
+
+def seed_decide(new_text: str, new_kind: MemoryKind | None, importance: float,
            neighbours: Sequence[tuple[Memory, float]], config: GateConfig = DEFAULT_GATE) -> GateDecision:
-    """The gate's decision for `new_text` given its nearest current neighbours (memory, cosine), best first."""
+    """The first gate (`SEED_GATE`): bands, and `conflict_reason` for a supersede."""
     candidates = list(neighbours)
     if not candidates:
         return GateDecision(WriteAction.CREATED, reason="novel: nothing similar stored")
@@ -120,7 +226,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                             contradicts=anchor_conflict)
     if sim >= config.reinforce_at:
         return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
-    if (sim >= config.update_at and not best.immutable
+    if (sim >= config.update_at and not best.immutable and _same_thing(holder, new)
             and share(content_words(best.content), content_words(new_text)) >= config.update_coverage):
         return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
     if config.gap_low <= sim < config.update_at and importance < config.gap_min_importance:

@@ -1,0 +1,293 @@
+"""Knowledge-update benchmark: does mnemex keep today's answer first, and keep look-alikes apart?
+
+    PYTHONPATH=. python benchmarks/updates.py [--data benchmarks/data/updates_bench.json] [--misses]
+    PYTHONPATH=. python benchmarks/updates.py --gate seed        # the first gate (SEED_GATE), to compare
+
+The data (`benchmarks/data/updates_bench.json`, format in `updates_bench.md`) was written blind to
+the engine: projects' histories where a later statement replaces an earlier one (renames, tools
+replaced, ports moved, workflows switched off and replaced, numbers and policies changed), pairs
+that only look alike (elaborations, siblings, a second setting, another component or environment,
+compound statements, restatements) and ordinary distractors (routine tool runs among them).
+
+Every statement is memorized in time order through `MemoryEngine.memorize` (its project, `created_at`
+from the data; distractors with their kind, the rest classified by the engine). Then:
+
+* write time — an update step is *caught* when the later statement's outcome superseded a memory
+  holding the earlier one (chains: each step). Precision counts against it every supersede of
+  anything else, and every look-alike pair whose later statement superseded, merged into or was
+  skipped as a duplicate of the earlier one (a restatement may reinforce it), and every part of a
+  compound statement that was skipped or folded into its sibling;
+* read time — each update question is searched (`limit=10`, at the data's `now`, the item's
+  project): Recall@1/@5 of the current answer (a returned memory holding it), and *stale above
+  current*: a memory holding only an earlier statement ranks above the first one holding the
+  current answer (or the current answer is not returned at all while a stale one is). Look-alike
+  questions: Recall@5 of their answer.
+
+`--informed` runs the same with a perfectly informed agent: each replacing statement is memorized
+with `supersedes=[the ids holding the statement before it]` — an upper bound, reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mnemex.config.gate import DEFAULT_GATE, SEED_GATE, GateConfig
+from mnemex.config.retrieval import RECIPES, RetrievalConfig
+from mnemex.models import MemoryKind, NewMemory, Provenance, ValidityMode, WriteAction, WriteOutcome
+
+DATA = Path(__file__).with_name("data") / "updates_bench.json"
+GATES = {"default": DEFAULT_GATE, "seed": SEED_GATE}
+
+
+@dataclass(frozen=True)
+class Event:
+    at: datetime
+    project: str
+    text: str
+    kind: str | None  # distractors carry their kind; the rest are classified by the engine
+    item: str  # "u001", "s004" or "d17"
+    step: int  # the statement's position in its item
+
+
+@dataclass
+class Run:
+    outcomes: dict[tuple[str, int], WriteOutcome] = field(default_factory=dict)
+    holders: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def events(data: dict[str, Any]) -> list[Event]:
+    out = []
+    for item in data["updates"] + data["separate"]:
+        for step, st in enumerate(item["statements"]):
+            out.append(Event(_time(st["at"]), item["project"], st["text"], None, item["id"], step))
+    for n, d in enumerate(data["distractors"]):
+        out.append(Event(_time(d["at"]), d["project"], d["text"], d["kind"], f"d{n}", 0))
+    return sorted(out, key=lambda e: (e.at, e.item, e.step))
+
+
+def _time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def parts(out: WriteOutcome) -> list[WriteOutcome]:
+    return [out, *out.also]
+
+
+def holding(out: WriteOutcome) -> set[str]:
+    """The memories that hold a statement after its write: what it created, merged into,
+    reinforced or was skipped as a duplicate of."""
+    ids: set[str] = set()
+    for part in parts(out):
+        if part.action == WriteAction.SKIPPED:
+            ids.update(part.affected_ids)
+        elif part.id:
+            ids.add(part.id)
+    return ids
+
+
+def build(data_dir: Path, gate: GateConfig):
+    from mnemex.config import Settings
+    from mnemex.engine.factory import build_engine
+
+    return build_engine(Settings(data_dir=data_dir, gate=gate), default_project=None)
+
+
+def write_all(engine: Any, data: dict[str, Any], *, informed: bool) -> Run:
+    run = Run()
+    updates = {u["id"] for u in data["updates"]}
+    t0 = time.perf_counter()
+    for ev in events(data):
+        supersedes: tuple[str, ...] = ()
+        if informed and ev.item in updates and ev.step > 0:
+            supersedes = tuple(sorted(_current(engine, run.holders[(ev.item, ev.step - 1)])))
+        new = NewMemory(content=ev.text, project=ev.project, created_at=ev.at, supersedes=supersedes,
+                        kind=MemoryKind(ev.kind) if ev.kind else None,
+                        provenance=Provenance(source="benchmark", session_id=ev.item))
+        out = engine.memorize(new)
+        run.outcomes[(ev.item, ev.step)] = out
+        run.holders[(ev.item, ev.step)] = holding(out)
+    run.seconds = time.perf_counter() - t0
+    return run
+
+
+def _current(engine: Any, ids: set[str]) -> set[str]:
+    return {m.id for m in engine.recall(sorted(ids), touch=False) if m.status == "active"}
+
+
+def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
+    """Supersede recall and precision at write time, with the cases behind them."""
+    caught, missed, wrong, damaged = [], [], [], []
+    earlier: dict[tuple[str, int], set[str]] = {}
+    for item in data["updates"] + data["separate"]:
+        seen: set[str] = set()
+        for step in range(len(item["statements"])):
+            earlier[(item["id"], step)] = set(seen)
+            seen |= run.holders[(item["id"], step)]
+    for u in data["updates"]:
+        for step in range(1, len(u["statements"])):
+            before = run.holders[(u["id"], step - 1)]
+            out = run.outcomes[(u["id"], step)]
+            hit = any(p.action == WriteAction.SUPERSEDED and set(p.affected_ids) & before for p in parts(out))
+            (caught if hit else missed).append((u["id"], step, u["kind"], out))
+    for (item, step), out in run.outcomes.items():
+        allowed = earlier.get((item, step), set()) if item.startswith("u") else set()
+        for p in parts(out):
+            if p.action == WriteAction.SUPERSEDED and set(p.affected_ids) - allowed:
+                wrong.append((item, step, out))
+    by_id = {s["id"]: s for s in data["separate"]}
+    for sid, s in by_id.items():
+        if s["kind"] == "compound" or len(s["statements"]) == 1:
+            out = run.outcomes[(sid, 0)]
+            own = {p.id for p in parts(out) if p.action == WriteAction.CREATED}
+            if any(p.action == WriteAction.SKIPPED or (p.action != WriteAction.CREATED and p.id in own)
+                   for p in parts(out)):
+                damaged.append((sid, 0, s["kind"], out))
+            continue
+        first = run.holders[(sid, 0)]
+        out = run.outcomes[(sid, 1)]
+        for p in parts(out):
+            if p.action == WriteAction.SUPERSEDED and set(p.affected_ids) & first:
+                continue  # counted among the wrong supersedes
+            if (p.action == WriteAction.UPDATED and p.id in first) or (
+                    p.action == WriteAction.SKIPPED and set(p.affected_ids) & first) or (
+                    p.action == WriteAction.REINFORCED and p.id in first and s["kind"] != "restatement"):
+                damaged.append((sid, 1, s["kind"], out))
+                break
+    steps = len(caught) + len(missed)
+    false = len(wrong) + len(damaged)
+    return {"steps": steps, "caught": len(caught), "recall": len(caught) / steps if steps else 0.0,
+            "wrong_supersedes": len(wrong), "lookalikes_damaged": len(damaged),
+            "precision": len(caught) / (len(caught) + false) if caught or false else 1.0,
+            "missed": missed, "wrong": wrong, "damaged": damaged,
+            "recall_by_kind": _by_kind(caught, missed)}
+
+
+def _by_kind(caught: list, missed: list) -> dict[str, str]:
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for _, _, kind, _ in caught:
+        counts[kind][0] += 1
+        counts[kind][1] += 1
+    for _, _, kind, _ in missed:
+        counts[kind][1] += 1
+    return {k: f"{c}/{n}" for k, (c, n) in sorted(counts.items())}
+
+
+def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalConfig | None = None,
+                timeline: bool = False) -> dict[str, Any]:
+    """Recall of the current answer and stale-above-current for the update questions; Recall@5
+    of the look-alike questions."""
+    now = _time(data["now"])
+    options = {"config": config} if config is not None else {}
+    recs, stale_cases, marked = [], [], 0
+    for u in data["updates"]:
+        flt = engine.default_filter(project=u["project"],
+                                    **({"validity": ValidityMode.TIMELINE} if timeline else {}))
+        got = engine.search(u["question"], filter=flt, limit=10, now=now, **options)
+        answer = u["current_answer"].lower()
+        old = set().union(*(run.holders[(u["id"], k)] for k in range(len(u["statements"]) - 1)))
+        current = [i for i, r in enumerate(got) if answer in r.memory.content.lower()]
+        stale = [i for i, r in enumerate(got) if r.memory.id in old and answer not in r.memory.content.lower()]
+        first_current = current[0] if current else None
+        above = bool(stale) and (first_current is None or stale[0] < first_current)
+        marked += sum(1 for i in stale if got[i].outdated_by)
+        recs.append({"r1": first_current == 0, "r5": first_current is not None and first_current < 5,
+                     "stale_above": above, "stale_returned": bool(stale)})
+        if above or first_current is None or first_current >= 5:
+            stale_cases.append((u["id"], u["kind"], u["question"], first_current, stale[:1],
+                                [r.memory.content[:90] for r in got[:3]]))
+    look = []
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for s in data["separate"]:
+        flt = engine.default_filter(project=s["project"])
+        for q in s["questions"]:
+            got = engine.search(q["question"], filter=flt, limit=5, now=now, **options)
+            hit = any(q["answer"].lower() in r.memory.content.lower() for r in got)
+            look.append(hit)
+            by_kind[s["kind"]].append(hit)
+    n = len(recs)
+    return {"questions": n, "r1": sum(r["r1"] for r in recs) / n, "r5": sum(r["r5"] for r in recs) / n,
+            "stale_above": sum(r["stale_above"] for r in recs) / n,
+            "stale_returned": sum(r["stale_returned"] for r in recs) / n, "stale_marked": marked,
+            "lookalike_r5": sum(look) / len(look), "lookalike_by_kind": {k: f"{sum(v)}/{len(v)}" for k, v in
+                                                                           sorted(by_kind.items())},
+            "misses": stale_cases}
+
+
+def evaluate(data: dict[str, Any], data_dir: Path, *, gate: GateConfig = DEFAULT_GATE, informed: bool = False,
+             recipes: tuple[str, ...] = ("default",)) -> dict[str, Any]:
+    engine = build(data_dir, gate)
+    try:
+        run = write_all(engine, data, informed=informed)
+        out = {"write": write_scores(data, run), "write_seconds": run.seconds,
+               "read": {name: read_scores(engine, data, run, RECIPES[name]) for name in recipes}}
+        if "bm25_only" in recipes:  # plain BM25 over everything ever written, superseded included
+            out["read"]["bm25_everything"] = read_scores(engine, data, run, RECIPES["bm25_only"], timeline=True)
+        return out
+    finally:
+        engine.close()
+
+
+def report(name: str, res: dict[str, Any]) -> str:
+    w = res["write"]
+    lines = [f"## {name}", "",
+             f"write time ({res['write_seconds']:.0f} s): supersede recall {w['caught']}/{w['steps']} = "
+             f"{100 * w['recall']:.1f}%, precision {100 * w['precision']:.1f}% "
+             f"(wrong supersedes {w['wrong_supersedes']}, look-alikes merged/skipped {w['lookalikes_damaged']})",
+             f"recall by kind: {w['recall_by_kind']}", "",
+             "| read recipe | R@1 current | R@5 current | stale above current | stale returned | look-alike R@5 |",
+             "|---|---|---|---|---|---|"]
+    for recipe, r in res["read"].items():
+        lines.append(f"| {recipe} | {100 * r['r1']:.1f} | {100 * r['r5']:.1f} | {100 * r['stale_above']:.1f} | "
+                     f"{100 * r['stale_returned']:.1f} | {100 * r['lookalike_r5']:.1f} |")
+    first = next(iter(res["read"].values()))
+    lines += ["", f"look-alike R@5 by kind: {first['lookalike_by_kind']}"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--gate", default="default", choices=sorted(GATES))
+    ap.add_argument("--informed", action="store_true", help="also run with a perfectly informed agent (supersedes=)")
+    ap.add_argument("--recipes", default="default,bm25_only", help=f"read recipes: {', '.join(RECIPES)}")
+    ap.add_argument("--misses", action="store_true", help="list missed supersedes, wrong ones and read misses")
+    a = ap.parse_args(argv)
+    data = json.loads(Path(a.data).read_text())
+    recipes = tuple(a.recipes.split(","))
+    unknown = [r for r in recipes if r not in RECIPES]
+    if unknown:
+        print(f"updates.py: unknown recipe {unknown[0]!r}", file=sys.stderr)
+        return 2
+    runs = [(f"gate {a.gate}", False)] + ([(f"gate {a.gate}, perfectly informed agent (upper bound)", True)]
+                                          if a.informed else [])
+    print(f"{len(data['updates'])} update items, {len(data['separate'])} look-alike items, "
+          f"{len(data['distractors'])} distractors ({a.data})\n")
+    for name, informed in runs:
+        with tempfile.TemporaryDirectory(prefix="mnemex-updates-") as tmp:
+            res = evaluate(data, Path(tmp), gate=GATES[a.gate], informed=informed, recipes=recipes)
+        print(report(name, res) + "\n")
+        if a.misses:
+            w = res["write"]
+            for item, step, kind, out in w["missed"]:
+                print(f"missed {item}/{step} [{kind}]: {out.action} {out.reason[:100]}")
+            for item, step, out in w["wrong"]:
+                print(f"wrong supersede {item}/{step}: {out.reason[:100]}")
+            for item, step, kind, out in w["damaged"]:
+                print(f"look-alike damaged {item}/{step} [{kind}]: {out.action} {out.reason[:100]}")
+            for case in next(iter(res["read"].values()))["misses"]:
+                print("read miss", case)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

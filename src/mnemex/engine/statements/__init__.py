@@ -1,0 +1,18 @@
+"""Statements compared: what a statement is about, which values it asserts or leaves behind,
+and whether a later statement replaces or restates an earlier one. Pure functions of text
+(they read only `models` and `config`), shared by the write path's gate and the read path's
+resolution so both agree on what "the same subject" and "a changed value" mean."""
+
+from mnemex.engine.statements.compare import (
+    DEFAULT_THRESHOLDS,
+    Relation,
+    Thresholds,
+    Verdict,
+    adds_nothing,
+    compare,
+    conflict,
+    evidence,
+)
+from mnemex.engine.statements.reading import Statement, read
+
+__all__ = ["DEFAULT_THRESHOLDS", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "read"]

@@ -1,0 +1,253 @@
+"""Does a newer statement replace an older one, restate it, or neither?
+
+`compare(old, new)` reads both statements (`reading.py`) and weighs what links them — the share
+of what the older one is about that the newer one repeats (code names, paths and proper names
+count double) — against what sets them apart, then looks for a change:
+
+* the newer one names something the older one asserts as left behind ("replaced nose with",
+  "instead of Alembic", "`fetch_user` was renamed", "moved off Sentry");
+* a value of the same kind changed (a port, a duration, a version, a count, a time), or a name
+  was swapped for another (a tool, a function, an endpoint), with a change cue ("moved to",
+  "bumped", "now") or in a near-parallel sentence;
+* a negation flipped about the same subject ("runs on every PR" / "no longer runs on PRs").
+
+A wrong supersede hides a true fact, so the rules keep look-alikes apart: a newer statement
+that brings its own component or setting words (the worker beside the API, the metrics port
+beside the service port, audit logs beside application logs) is at most a *possible*
+replacement, which the write path reports and the read path resolves, never a sure one.
+Restatements (a reminder in other words, no new value, name or negation) are recognised too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from mnemex.engine.statements.reading import STOP, Statement, Value, compatible, shapes_compatible, stem
+
+#: Words a reminder is made of: they add nothing to what it restates.
+_RESTATE_WORDS = frozenset({"reminder", "remind", "note", "still", "again", "always", "remember", "important",
+                            "fyi", "just", "confirm", "confirmed", "indeed", "yes", "ever", "direct", "directly"})
+
+
+class Relation(StrEnum):
+    REPLACES = "replaces"
+    """Sure: the newer statement makes the older one outdated."""
+    MAY_REPLACE = "may_replace"
+    """Some evidence of a change about the same subject, not enough to hide the older one."""
+    RESTATES = "restates"
+    """The newer statement says nothing the older one does not (a reminder in other words)."""
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    relation: Relation
+    reason: str = ""
+    subject: float = 0.0
+    """How surely both are about the same thing (`aboutness`): shared subject or embedding cosine."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How sure each kind of evidence must be (`config.gate.GateConfig` holds the same numbers)."""
+
+    left_behind: float = 0.3
+    """Least aboutness when the newer statement names the older one's value as left behind."""
+    left_similarity: float = 0.35
+    """... and least cosine for it."""
+    min_similarity: float = 0.45
+    """Least cosine for a change cue to count (farther, it is about something else)."""
+    strong_cue_change: float = 0.35
+    """Least aboutness for a changed value or swapped name with a strong cue ("moved to", "renamed")."""
+    cued_change: float = 0.5
+    """The same with a weaker cue ("now", "changed")."""
+    parallel: float = 0.7
+    """Least shared subject, both ways, for a changed value without a cue ("X is 8080" -> "X is 9090")."""
+    negation: float = 0.7
+    """Least shared subject for a negation flip without a cue."""
+    maybe: float = 0.4
+    """Least aboutness for a possible replacement."""
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+
+
+def _weight(term: str, old: Statement, new: Statement) -> float:
+    return 2.0 if term in old.names or term in new.names else 1.0
+
+
+def _share(part: frozenset[str], whole: frozenset[str], old: Statement, new: Statement) -> float:
+    total = sum(_weight(t, old, new) for t in whole)
+    return sum(_weight(t, old, new) for t in part & whole) / total if total else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the comparison found, named so a verdict can say why."""
+
+    subject: float
+    reverse: float
+    left_hit: frozenset[str]
+    gone_values: frozenset[Value]
+    came_values: frozenset[Value]
+    typed_change: bool
+    swapped: bool
+    came_names: frozenset[str]
+    extra: frozenset[str]
+    missing: frozenset[str]
+    negation_flip: bool
+
+
+def evidence(old: Statement, new: Statement) -> Evidence:
+    """The features `compare` decides on."""
+    old_keys = old.keys
+    old_terms = old_keys | old.value_texts
+    new_keys = new.keys | new.left
+    new_own = new.keys - new.left
+    old_vals = {v for v in old.values if v.text not in old.left}
+    new_vals = {v for v in new.values if v.text not in new.left}
+    new_texts = {v.text for v in new_vals}
+    gone = frozenset(v for v in old_vals if v.text not in new_texts)
+    came = frozenset(v for v in new_vals if v.text not in old.value_texts)
+    typed = any(compatible(g, c) for g in gone for c in came)
+    gone_names = (old.names - new.names) | (old.names & new.left)
+    came_names = new.names - old_keys - new.left
+    missing = frozenset(old_keys - new_keys)
+    old_shapes, new_shapes = dict(old.shapes), dict(new.shapes)
+    # a name replaced by another of the same kind (a tool by a tool, a path by a path, a function by a function)
+    swapped = any(shapes_compatible(old_shapes.get(g, "name"), new_shapes.get(c, "name"))
+                  for g in gone_names for c in came_names)
+    # the subject is what remains once a swapped name (the old value) is set aside
+    about = old_keys - gone_names if swapped and old_keys - gone_names else old_keys
+    subject = _share(new_keys, about, old, new)
+    # and what the newer one is about, once its new value is set aside
+    reverse = _share(old_terms, new_own - came_names if swapped and new_own - came_names else new_own, old, new)
+    # a phrase named as left behind hits when it is something the older statement holds
+    # ("Docker Hub", "nose"), not merely shares a word with it ("its Redis lock")
+    left_hit = frozenset(t for terms, whole in new.left_spans
+                         if whole in old_terms or terms <= old_terms for t in terms & old_terms)
+    extra = frozenset(new.words - old_keys - new.left)
+    return Evidence(subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
+                    came_values=came, typed_change=typed, swapped=swapped, came_names=frozenset(came_names),
+                    extra=extra, missing=frozenset(missing - gone_names), negation_flip=old.negated != new.negated)
+
+
+def aboutness(subject: float, similarity: float | None) -> float:
+    """How surely two statements are about the same thing: the shared subject, or their embedding
+    cosine mapped to 0..1 (0.35 → 0, 0.7 → 1: real updates reword the subject, the meaning stays)."""
+    if similarity is None:
+        return subject
+    return max(subject, min(1.0, max(0.0, (similarity - 0.35) / 0.35)))
+
+
+def conflict(old: Statement, new: Statement) -> str:
+    """Why the two are about different things though they look alike, or "": each names an
+    environment, region or platform the other does not (staging / production, EU / NA); the
+    sentences start with the same kind of thing under another name (the `spectator` crate / the
+    `lobby` crate); the newer one says it adds ("too", "also", "as well")."""
+    if old.places - new.places and new.places - old.places:
+        return f"about another environment ({', '.join(sorted(new.places - old.places))})"
+    old_all = old.keys | old.left | old.value_texts
+    new_all = new.keys | new.left | new.value_texts
+    new_names, old_names = new.head & new.names - old_all, old.head & old.names - new_all
+    kind = (new.head & old.head) - new.names - old.names
+    if new_names and old_names and kind:  # "the `spectator` crate" beside "the `lobby` crate"
+        return f"about another {sorted(kind)[0]} ({sorted(new_names)[0]})"
+    if new.additive:
+        return "it adds to it (also, too)"
+    return ""
+
+
+def _other_subject(old: Statement, new: Statement) -> bool:
+    """Without a cue, two parallel sentences that start with different names are about different
+    things ("cards-service publishes ..." / "ledger-service publishes ...")."""
+    return bool(new.head & new.names - old.keys - old.left) and bool(old.head & old.names - new.keys - new.left)
+
+
+def compare(old: Statement, new: Statement, similarity: float | None = None,
+            limits: Thresholds = DEFAULT_THRESHOLDS) -> Verdict:
+    """What `new` (the later statement) does to `old`; `similarity` is their embedding cosine
+    when known (real updates reword what they are about; the embedding still sees it)."""
+    if _reversed(old.text, new.text):
+        return Verdict(Relation.REPLACES, "same words in another order (a reversal)", 1.0)
+    e = evidence(old, new)
+    cue = new.change
+    about = aboutness(e.subject, similarity)
+    if similarity is not None and similarity < limits.min_similarity:
+        cue = 0.0  # a change cue about something this far from the older statement is about something else
+    changed = e.typed_change or e.swapped
+    what = _what(e)
+    sure = ""
+    if new.restating and not e.left_hit:
+        cue = 0.0  # "as before", "still", "nothing changed": it says what holds, not what changed
+    if e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity):
+        sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
+    elif (changed or new.left_spans and e.came_names and e.missing and about >= limits.cued_change) \
+            and cue >= 0.9 and about >= limits.strong_cue_change:  # "... under pytest instead of the old runner"
+        sure = f"{what} ({_cue_label(new)})"
+    elif changed and cue >= 0.5 and about >= limits.cued_change:
+        sure = f"{what} ({_cue_label(new)})"
+    elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change and not e.came_names:
+        sure = f"negation flipped ({_cue_label(new)})"
+    elif (changed and e.subject >= limits.parallel and e.reverse >= limits.parallel and not e.extra
+          and not _other_subject(old, new)):
+        sure = what
+    elif (e.negation_flip and e.subject >= limits.negation and e.reverse >= limits.negation - 0.1
+          and not e.came_names):
+        sure = "negation flipped"
+    if sure:
+        why_not = conflict(old, new)
+        if why_not:
+            return Verdict(Relation.MAY_REPLACE, f"{sure}, but {why_not}", about)
+        return Verdict(Relation.REPLACES, sure, about)
+    if _restates(old, new, e, similarity):
+        return Verdict(Relation.RESTATES, "adds nothing new", about)
+    if cue >= 0.5 and about >= limits.maybe and (changed or e.negation_flip or e.came_values or e.left_hit):
+        return Verdict(Relation.MAY_REPLACE, f"{what} ({_cue_label(new)})", about)
+    if e.typed_change and about >= limits.maybe + 0.1 and e.reverse >= limits.maybe + 0.1:
+        return Verdict(Relation.MAY_REPLACE, what, about)
+    if e.negation_flip and about >= limits.maybe + 0.1:
+        return Verdict(Relation.MAY_REPLACE, "negation flipped", about)
+    return Verdict(Relation.NONE, "", about)
+
+
+def adds_nothing(old: Statement, new: Statement) -> bool:
+    """Does `new` hold no value, name or negation that `old` lacks?"""
+    return (new.specifics <= old.specifics | old.keys and new.negated == old.negated
+            and not new.change >= 0.7)
+
+
+def _restates(old: Statement, new: Statement, e: Evidence, similarity: float | None) -> bool:
+    if not adds_nothing(old, new):
+        return False
+    plain = e.extra - _RESTATE_WORDS
+    if not plain:
+        return e.subject >= 0.5
+    return similarity is not None and similarity >= 0.88 and len(plain) <= 1
+
+
+_WORD = re.compile(r"[a-z][a-z0-9+#-]*")
+
+
+def _reversed(old: str, new: str) -> bool:
+    """"prefers tabs over spaces" / "prefers spaces over tabs": the same words in another order."""
+    a = [stem(w) for w in _WORD.findall(old.lower()) if w not in STOP]
+    b = [stem(w) for w in _WORD.findall(new.lower()) if w not in STOP]
+    return len(a) >= 3 and a != b and sorted(a) == sorted(b)
+
+
+def _what(e: Evidence) -> str:
+    if e.typed_change:
+        pairs = [(g, c) for g in sorted(e.gone_values, key=lambda v: v.text)
+                 for c in sorted(e.came_values, key=lambda v: v.text) if compatible(g, c)]
+        g, c = pairs[0]
+        return f"{g.kind.split(':')[0]} changed: {g.text} -> {c.text}"
+    if e.swapped:
+        return "a name was replaced"
+    return "changed"
+
+
+def _cue_label(s: Statement) -> str:
+    return max(s.cues, key=lambda c: c[1])[0] if s.cues else "no cue"

@@ -1,0 +1,511 @@
+"""One reading of a statement: what it is about, which values it asserts, and which it leaves behind.
+
+`read(text, entities)` returns a `Statement`: the keys of what it is about (code names, paths,
+proper names and entity names, and the stems of its other content words), its values (numbers
+with their units, versions, ports), its change cues ("renamed", "moved to", "no longer", "now"),
+the terms it names as left behind ("from X to Y", "instead of X", "replaced X with", "X was
+renamed", "the old X", "X is deprecated") and the terms of a clause that only gives a reason
+("because 8443 clashed with the proxy"). Pure and deterministic: the write path's gate and the
+read path's resolution read statements the same way, so they agree on what "the same subject"
+and "a changed value" mean.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# ------------------------------------------------------------------ vocabulary
+STOP = frozenset("""
+a an the and or but if then so of to in on at by for with from as into onto over under about via per
+is are was were be been being am it its this that these those there here we our us i me my you your they
+them their he she his her which who whom what when where why how all any some each every both either
+do does did done has have had having can could will would shall should may might must also too very just
+only own same such than once yet etc via per while until unless whether up down out off
+""".split())
+#: Words that say nothing about which setting or component a statement describes.
+_GENERIC_WORDS = ("""
+now also still currently new old previous former anymore any more longer instead rather again just
+default value setting config configuration configured option thing way part case time
+work working worked run running ran go going went live living sit stay remain need needed require required
+handle happen done reminder note remember fyi use used using get got set make made keep kept let
+team user people someone anyone today yesterday week month year sprint quarter last next first each other off
+please always never not no nothing none only never ever
+""".split())
+_UNITS = {
+    "ms": "ms", "millisecond": "ms", "milliseconds": "ms",
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+    "d": "d", "day": "d", "days": "d", "wk": "wk", "week": "wk", "weeks": "wk",
+    "mo": "mo", "month": "mo", "months": "mo", "yr": "yr", "year": "yr", "years": "yr",
+    "b": "b", "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "kib": "kb", "mib": "mb", "gib": "gb",
+    "%": "%", "percent": "%", "x": "x", "rps": "rps", "qps": "qps",
+}
+_DURATION = frozenset({"ms", "s", "min", "h", "d", "wk", "mo", "yr"})
+_SIZE = frozenset({"b", "kb", "mb", "gb", "tb"})
+#: Stems of the words change cues are made of: evidence of a change, never what a statement is about.
+CUE_STEMS = frozenset("""
+renam replac switch migrat mov deprecat remov retir decommission sunset dropp ditch abandon scrapp kill
+disabl paus turn shut instead rather favour favor place formerly previously originally chang updat bump
+upgrad downgrad rais lower increas decreas reduc extend shorten relax tighten doubl halv cut now nowadays
+going forward latest current currently old previous former legacy outdat obsolet actually correction
+wrong incorrect mistaken enabl reenabl reinstat restor brought back longer anymore more
+""".split())
+
+
+# ------------------------------------------------------------------ patterns
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_QUOTED = re.compile(r"\"([^\"\n]{1,80})\"|“([^”\n]{1,80})”|(?<![\w])'([^'\n]{2,80})'(?![\w])")
+_URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s`'\"<>)]+", re.I)
+_ASSIGN = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_.-]*)=(\S+?)(?=[\s,;)]|$|\.(?:\s|$))")
+_COMPOUND = re.compile(r"(?<![\w./@#-])(?:[~.]{0,2}/)?[A-Za-z0-9_@]+(?:[_./:-][A-Za-z0-9_@]+)+/?")
+_CAMEL = re.compile(r"\b[A-Za-z_][a-z0-9_]*[a-z0-9][A-Z][A-Za-z0-9_]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b")
+_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{2,}[0-9]*\b")
+_ALNUM = re.compile(r"\b[A-Za-z]+[0-9][A-Za-z0-9]*\b")  # flake8, python3, x265, h264
+_MARKED = re.compile(r"(?<![\w])(?:--?[a-z][\w-]*|#[a-z][\w-]+|@[a-z][\w.-]+)")
+_PROPER = re.compile(r"(?<=[a-z0-9,;:)] )[A-Z][a-zA-Z0-9]+(?:[ -][A-Z][a-zA-Z0-9]+)*")
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*(am|pm|utc|z)?\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.])(v?)(\d+(?:[.,]\d+)*)(?:\s?(%|[a-zA-Z]{1,12})\b)?")
+_VERSIONED = re.compile(r"\b([A-Za-z][A-Za-z+]*?)[ -]v?(\d+(?:\.\d+)+|\d{1,3})\b(?!\d|\.\d|\s?(?:%|[a-zA-Z]))")
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "sixty": 60, "ninety": 90,
+                 "hundred": 100, "single": 1, "twice": 2}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b(?=\s+[a-z])", re.I)
+_WORD = re.compile(r"[a-z][a-z0-9'+-]*[a-z0-9+]|[a-z]")
+_COMMON_CAPS = frozenset({"API", "APIS", "URL", "URLS", "HTTP", "HTTPS", "JSON", "YAML", "TOML", "CSV", "SQL", "CLI",
+                          "SDK", "PR", "PRS", "CI", "CD", "UI", "UX", "DB", "ID", "IDS", "TODO", "NOTE", "README",
+                          "AND", "THE", "NOT", "FOR", "USE", "MUST", "NEVER", "ALWAYS", "ONLY", "UTC", "AM", "PM",
+                          "OK", "IMPORTANT", "NO", "DO", "IS", "IN", "ON", "IT", "E2E"})
+
+#: A cue word that says nothing changed ("nothing changed", "not moved", "unchanged").
+_NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|wasn'?t|isn'?t)\s+(?:\w+\s+)?"
+                           r"(?:changed|moved|switched|replaced|renamed|migrated|updated)\b|\bunchanged\b", re.I)
+_ADDITIVE = re.compile(r"\b(?:too|also|as well|in addition|additionally|likewise|on top of)\b", re.I)
+_RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:noted|mentioned|agreed|said)|reminder|nothing changed|"
+                        r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record)\b", re.I)
+
+_ENTITY_SHAPES = {"file": "location", "host": "location", "function": "code", "class": "code", "module": "code"}
+
+#: Verbs a developer's statement turns on: the subject comes before the first of them.
+_VERBS = frozenset("""
+is are was were be been being am 's has have had do does did uses use used runs run ran lives live goes go went
+points point sends send sent posts post listens listen serves serve holds hold stores store keeps keep kept needs
+need requires require takes take took returns return calls call reads read writes write deploys deploy publishes
+publish handles handle owns own gets get got pages page expires expire retries retry caps allows allow accepts
+accept starts start builds build built pushes push pulls pull syncs sync lets let makes make made emits emit sits
+sit talks talk connects connect depends depend waits wait times out fails fail breaks break works work checks
+check validates validate sends ships ship logs log exports export imports import generates generate creates
+create supports support expects expect limits limit rejects reject drops drop lands land triggers trigger
+moved move moves switched switch migrated migrate replaced replace renamed rename deprecated removed retired
+disabled changed bumped raised lowered increased decreased reduced extended cut got became become stays stay
+must should will can may might could would shall cannot can't won't doesn't don't isn't aren't wasn't
+""".split())
+_PLACE_WORDS = {"prod": "production", "stage": "staging", "stg": "staging", "development": "dev",
+                "testing": "test", "europe": "eu", "american": "na", "america": "na", "us": "us"}
+_PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local|qa|preview|sandbox|canary|demo|"
+                    r"EU|NA|US|APAC|EMEA|LATAM|europe|ios|android|web|desktop|windows|macos|linux|chrome|firefox|"
+                    r"safari|edge)\b", re.I)
+
+#: Change cues and how much each says by itself (1 = the statement says outright that something changed).
+_CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in (
+    (r"\brenam(?:e|ed|es|ing)\b", 1.0, "renamed"),
+    (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
+    (r"\bswitch(?:ed|es|ing)?\b(?! (?:case|statement))", 1.0, "switched"),
+    (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
+    (r"\bmov(?:e|ed|es|ing)\b (?:\w+ )?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
+    (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
+    (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b", 0.9, "removed"),
+    (r"\b(?:disabled|switched off|turned off|shut (?:down|off)|paused)\b", 0.9, "disabled"),
+    (r"\bno longer\b|\bnot any ?more\b|\bany ?more\b", 1.0, "no longer"),
+    (r"\binstead of\b|\brather than\b|\bin favou?r of\b|\bin place of\b", 1.0, "instead of"),
+    (r"\bused to\b|\bformerly\b|\bpreviously\b|\boriginally\b", 1.0, "used to"),
+    (r"\bfrom\b [^.;,]{1,60}? \bto\b", 0.7, "from X to Y"),
+    (r"(?:->|→|=>)", 0.9, "arrow"),
+    (r"\b(?:changed|bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|"
+     r"extended|shortened|relaxed|tightened|doubled|halved)\b", 0.8, "changed"),
+    (r"\b(?:now|nowadays|these days|from now on|going forward|as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
+     0.5, "now"),
+    (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.6, "old"),
+    (r"\b(?:actually|correction|wrong|incorrect|mistaken)\b", 0.6, "correction"),
+    (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored|brought back)\b", 0.8, "re-enabled"),
+))
+STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
+             r"when|while|if|on|in|at|last|this|from)")
+_SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:\.[^\s,.;:!?()]+)*)"
+         rf"(?:\s+(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+)){{0,4}}?)")
+_END = rf"(?=\s+{STOPPERS}\b|\s*[,.;:!?()]|\s*$)"
+_ART = r"(?:the |a |an |our |its |their |using |running )?(?:old |previous |former |legacy |existing )?"
+#: Phrases naming what is left behind; group "old" is the thing that no longer holds.
+_LEFT = tuple(re.compile(rx, re.I) for rx in (
+    rf"\bfrom {_ART}{_SPAN} (?:to|over to|onto|into)\b",
+    rf"\b(?:instead of|rather than|in place of) {_ART}{_SPAN}{_END}",
+    rf"\breplac(?:e|ed|es|ing) {_ART}{_SPAN} (?:with|by|for)\b",
+    rf"\breplacing {_ART}{_SPAN}{_END}",
+    rf"\b{_SPAN} (?:was|is|has been|were|are|got|gets|have been) (?:now )?(?:replaced|superseded|succeeded)\b",
+    rf"\brenam(?:e|ed|es|ing) (?:from )?{_ART}{_SPAN} (?:to|as|into)\b",
+    rf"\b{_SPAN} (?:was|is|has been|were|are|got) (?:now )?renamed\b",
+    rf"\bno longer (?:(?:uses?|runs?|needs?|requires?|goes?|sends?|posts?|lives?|sits?|has|have|is|are|pushed|posted|"
+    rf"supports?|calls?|writes?|reads?|depends?|points?) )?(?:on |in |at |to |via |with |through |under |from )?{_ART}{_SPAN}{_END}",
+    rf"\bused to (?:be |use |run |live |go |sit |point |call )?(?:on |in |at |to |with |through |via )?{_ART}{_SPAN}{_END}",
+    rf"\b(?:formerly|previously|originally) (?:on |in |at |with |using |via )?{_ART}{_SPAN}{_END}",
+    rf"\b(?:the|our|its) (?:old|previous|former|legacy) {_SPAN}{_END}",
+    rf"\b{_SPAN} (?:is|was|has been|are|were|got|gets) (?:now |officially |fully |being )?(?:deprecated|removed|retired|"
+    rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used)\b",
+    rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
+    rf"\b(?:mov|migrat|switch)(?:e|ed|es|ing)? (?:\w+ )?(?:off|away from|out of|from) {_ART}{_SPAN}{_END}",
+    rf"\bnot (?:on |in |at |with |using )?{_ART}{_SPAN} any ?more\b",
+    rf"(?:,|;|\(|\bbut|\band)\s*not {_ART}{_SPAN}{_END}",
+    rf"\bnot {_ART}{_SPAN},? but\b",
+    rf"{_SPAN} ?(?:->|→|=>)",
+    rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
+    rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
+))
+_REASON = re.compile(r"\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|as a result of|to avoid|"
+                     r"to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|for now)\b\s?[^;]*", re.I)
+#: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
+_ALTERNATIVE = re.compile(r"(?:,|;|\(|\bbut|\band)\s*not\s+[^,.;()]+|\bnot\s+[^,.;()]+?,?\s+but\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|"
+                       r"cannot|shouldn'?t|mustn'?t|disabled|without|nothing|none|stop(?:ped)?)\b", re.I)
+
+
+_IRREGULAR = {"built": "build", "ran": "run", "kept": "keep", "went": "go", "gone": "go", "written": "write",
+              "wrote": "write", "sent": "send", "taken": "take", "took": "take", "chose": "choose", "chosen": "choose",
+              "made": "make", "held": "hold", "set": "set", "put": "put", "run": "run", "ru": "run", "led": "lead",
+              "left": "leave", "lives": "live", "data": "data"}
+
+
+def stem(word: str) -> str:
+    """A light stemmer: plurals, -ing and -ed, and a final e, so "logs"/"log", "retained"/"retain"
+    and "moved"/"move" meet."""
+    w = word.lower().strip("'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if len(w) > 7 and w.endswith("ically"):
+        w = w[:-4]
+    elif len(w) > 5 and w.endswith("ly") and not w.endswith(("ply", "ally", "ily")):
+        w = w[:-2]
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]
+    elif len(w) > 4 and w.endswith("ied"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith("ed") and not w.endswith("eed"):
+        w = w[:-2]
+        if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]
+    elif len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+#: Stems of words that say nothing about which setting or component a statement describes.
+GENERIC = frozenset(stem(w) for w in _GENERIC_WORDS) | frozenset(_GENERIC_WORDS)
+
+
+def normalise_name(name: str) -> str:
+    """A code or proper name in one spelling: `fetch_user`, fetchUser and FETCH-USER all give
+    "fetchuser". A plain word ("Jenkins") is stemmed like any word; a code name keeps its ending
+    (`fetch_users` is another function)."""
+    joined = re.sub(r"[^a-z0-9]", "", name.lower())
+    plain = name.isalpha() and not re.search(r"[a-z][A-Z]", name)
+    return stem(joined) if plain else joined
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A number the statement gives, normalised ("30d", "8443", "3.12", "04:30"), with its kind
+    (duration, size, percent, version, port, time, count:<unit>, number)."""
+
+    text: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    names: frozenset[str]
+    values: frozenset[Value]
+    words: frozenset[str]
+    shapes: frozenset[tuple[str, str]] = frozenset()
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.names | self.words | frozenset(v.text for v in self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    text: str
+    names: frozenset[str]
+    """Code names, paths, flags, channels, proper names, entity names (normalised), outside a reason."""
+    values: frozenset[Value]
+    """Values outside a reason clause."""
+    words: frozenset[str]
+    """Stems of the other content words outside a reason clause, without cue words and generic words."""
+    cues: tuple[tuple[str, float], ...]
+    """Change cues found: (label, strength)."""
+    left: frozenset[str]
+    """Names, value texts and word stems named as left behind."""
+    left_spans: tuple[tuple[frozenset[str], str], ...]
+    """Each phrase named as left behind: its terms, and the phrase as one name."""
+    reason: frozenset[str]
+    """Names, value texts and word stems that only a reason clause holds."""
+    negated: bool
+    head: frozenset[str] = frozenset()
+    """Names and stems before the first verb: the component or setting the sentence is about."""
+    places: frozenset[str] = frozenset()
+    """Environments, regions and platforms it names (production, staging, EU, iOS, ...)."""
+    shapes: frozenset[tuple[str, str]] = frozenset()
+    """Each name with its shape (`shape`): location, code, kebab or name."""
+    additive: bool = False
+    """It says it adds to something ("too", "also", "as well", "in addition")."""
+    restating: bool = False
+    """It presents itself as saying again what holds ("still", "as before", "reminder", "nothing changed")."""
+
+    @property
+    def change(self) -> float:
+        """The strongest change cue (0 when none)."""
+        return max((s for _, s in self.cues), default=0.0)
+
+    @property
+    def value_texts(self) -> frozenset[str]:
+        return frozenset(v.text for v in self.values)
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """What it is about: names and word stems (values aside)."""
+        return self.names | self.words
+
+    @property
+    def specifics(self) -> frozenset[str]:
+        """Names and value texts."""
+        return self.names | self.value_texts
+
+    @property
+    def asserted(self) -> frozenset[str]:
+        """Names and values it holds as current: not those it names as left behind."""
+        return self.specifics - self.left
+
+
+def read(text: str, entities: tuple[str, ...] | frozenset[str] = ()) -> Statement:
+    """The reading of `text`; `entities` are the memory's entity keys ("tool:pytest"), which
+    add the names the observer recognised."""
+    return _read(text, tuple(sorted(entities)))
+
+
+@lru_cache(maxsize=8192)
+def _read(text: str, entities: tuple[str, ...]) -> Statement:
+    main_text = _REASON.sub(" ; ", text)
+    main = terms_of(main_text)
+    extra = {normalise_name(name): _ENTITY_SHAPES.get(kind, "kebab" if "-" in name else "name")
+             for kind, _, name in (key.partition(":") for key in entities)
+             if name and kind != "error" and normalise_name(name)}
+    # an entity the observer found only inside a reason clause is not what the statement is about
+    whole = terms_of(text)
+    reason_only = whole.all - main.all
+    names = main.names | {n for n in extra if n not in reason_only}
+    shapes = {**extra, **dict(main.shapes)}
+    words = frozenset(w for w in main.words - names if w not in GENERIC and w not in CUE_STEMS)
+    plain = _NOT_A_CHANGE.sub(" ", text)
+    cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
+    spans: list[tuple[frozenset[str], str]] = []
+    for rx in _LEFT:
+        for m in rx.finditer(text):
+            span = m.group("old")
+            found = terms_of(span).all | {normalise_name(t) for t in span.split() if t.lower() not in STOP}
+            found = frozenset(t for t in found - GENERIC - CUE_STEMS - STOP if len(t) > 1)
+            if found:
+                spans.append((found, normalise_name(span)))
+    left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
+    head = terms_of(_head(main_text))
+    prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
+    places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
+    return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
+                     left=frozenset(left), left_spans=tuple(spans), reason=frozenset(reason_only),
+                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
+                     head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
+                     restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
+                     shapes=frozenset((n, shapes.get(n, "name")) for n in names))
+
+
+def _restating(text: str) -> bool:
+    """Does it say again what holds — a restating phrase, and no change cue in a clause without one?
+    ("Reminder: tests still need the stack up" restates; "Alerts now page Opsgenie; #ops still gets a
+    copy" does not)."""
+    if not _RESTATING.search(text):
+        return False
+    for clause in re.split(r"[;,.:!?()—–]+|\s-\s", text):
+        if not _RESTATING.search(clause) and any(s >= 0.5 and rx.search(clause) for rx, s, _ in _CUES):
+            return False
+    return True
+
+
+def _head(text: str) -> str:
+    """The words before the first verb of the first clause: what the sentence is about
+    ("The `spectator` crate" in "The `spectator` crate uses ...")."""
+    clause = re.split(r"[;:\n]|(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    tokens = re.findall(r"`[^`]+`|\S+", clause)
+    out = []
+    for token in tokens:
+        word = token.strip(",.()'\"").lower()
+        if word in _VERBS or word in ("now", "no", "not", "never", "also", "still", "only", "always"):
+            break
+        out.append(token)
+    return " ".join(out) if len(out) < len(tokens) else ""
+
+
+class _Names:
+    """Names as read: normalised, each with its shape (`shape`)."""
+
+    def __init__(self) -> None:
+        self.shapes: dict[str, str] = {}
+
+    def add(self, raw: str, kind: str | None = None) -> None:
+        name = normalise_name(raw)
+        if name:
+            self.shapes.setdefault(name, kind or shape(raw))
+
+
+def shape(raw: str) -> str:
+    """What kind of name a raw name is: a location (path, URL, host, file), code (an identifier,
+    a constant, a flag), a kebab-case name (a repo, a crate, a service: either), or a name (a
+    tool, a product, a channel). A swapped name only counts when both have compatible shapes."""
+    token = raw.strip("`'\".,;:()")
+    if "://" in token or "/" in token:
+        return "location"
+    if token.startswith("-") or "(" in token or "_" in token or re.search(r"[a-z][A-Z]", token):
+        return "code"
+    if re.fullmatch(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?", token) and re.search(r"[a-z]{2}$|:\d+$", token):
+        return "location"
+    if "." in token:
+        return "code"
+    if "-" in token:
+        return "kebab"
+    if token.isupper() and len(token) > 2:
+        return "code"
+    return "name"
+
+
+def shapes_compatible(a: str, b: str) -> bool:
+    return a == b or "kebab" in (a, b)
+
+
+@lru_cache(maxsize=8192)
+def terms_of(text: str) -> Terms:
+    """(names, values, word stems) of a piece of text."""
+    names = _Names()
+    values: set[Value] = set()
+    rest = text
+
+    def take(pattern: re.Pattern[str], read_one) -> None:
+        nonlocal rest
+        rest = pattern.sub(lambda m: (read_one(m), " ")[1], rest)
+
+    take(_URL, lambda m: names.add(m.group(0)))
+    take(_CODE_SPAN, lambda m: _code_span(m.group(1), names, values))
+    take(_QUOTED, lambda m: names.add(next(g for g in m.groups() if g), "named"))
+    take(_TIME, lambda m: values.add(Value(f"{int(m.group(1)):02d}:{m.group(2)}", "time")))
+    take(_ASSIGN, lambda m: (names.add(m.group(1), "code"), _token(m.group(2), names, values)))
+    take(_MARKED, lambda m: names.add(m.group(0)))
+    rest = _versions(rest, values)
+    take(_COMPOUND, lambda m: _token(m.group(0), names, values))
+    take(_CAMEL, lambda m: names.add(m.group(0)))
+    rest = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), rest)
+    rest = _numbers(rest, values)
+    take(_ALNUM, lambda m: names.add(m.group(0)))
+    rest = _CONSTANT.sub(lambda m: f" {m.group(0).lower()} " if m.group(0) in _COMMON_CAPS
+                         else (names.add(m.group(0)), " ")[1], rest)
+    take(_PROPER, lambda m: [names.add(w) for w in re.split(r"[ -]", m.group(0)) if w.lower() not in STOP])
+    words = {stem(w) for w in _WORD.findall(rest.lower()) if w not in STOP}
+    return Terms(frozenset(names.shapes), frozenset(values),
+                 frozenset(w for w in words if len(w) > 1 and w not in STOP), frozenset(names.shapes.items()))
+
+
+def _code_span(span: str, names: "_Names", values: set[Value]) -> None:
+    call = re.match(r"^\s*([A-Za-z_][\w.]*)\s*\(", span)  # a call or signature: the function is the name
+    if call:
+        names.add(call.group(1), "code")
+        return
+    for token in span.split():  # a command: each word of it
+        if len(token) > 1:
+            _token(token, names, values)
+
+
+def _token(token: str, names: "_Names", values: set[Value]) -> None:
+    token = token.strip("\"'“”`,;:()")
+    if token.endswith(".") and not re.search(r"\.\w+\.$", token):
+        token = token[:-1]
+    if not token:
+        return
+    number = re.fullmatch(r"v?(\d+(?:\.\d+)*)\s*([a-zA-Z%]{0,8})", token)
+    if number:
+        unit = _UNITS.get(number.group(2).lower(), number.group(2).lower())
+        values.add(Value(number.group(1) + unit, _kind_of(number.group(1), unit, "", token.startswith("v"))))
+        return
+    names.add(token)
+    version = re.search(r"[:@v-]?(\d+(?:\.\d+)+)(?:-\w+)?$", token)
+    if version and re.search(r"[A-Za-z]", token):  # python:3.12-slim, node20.1: also a version value
+        values.add(Value(version.group(1), "version"))
+
+
+def _versions(text: str, values: set[Value]) -> str:
+    """Versions written after a name: "Python 3.12", "Postgres 16", "Node v20" (the name stays)."""
+    def hold(m: re.Match[str]) -> str:
+        word = m.group(1)
+        if word.lower() in STOP or word.lower() in ("port", "ports", "step", "phase", "top", "last", "every", "over"):
+            return m.group(0)
+        if "." in m.group(2) or word[0].isupper():
+            values.add(Value(m.group(2), "version"))
+            return word + " "
+        return m.group(0)
+    return _VERSIONED.sub(hold, text)
+
+
+def _numbers(text: str, values: set[Value]) -> str:
+    def hold(m: re.Match[str]) -> str:
+        prefix, digits, unit = m.group(1), m.group(2).replace(",", ""), (m.group(3) or "")
+        unit_norm = _UNITS.get(unit.lower())
+        before = text[max(0, m.start() - 14):m.start()].lower()
+        kind = _kind_of(digits, unit_norm or "", before, bool(prefix))
+        if kind == "number" and unit and not unit_norm and unit.isalpha() and unit.lower() not in STOP:
+            kind = "count:" + stem(unit)
+        values.add(Value(digits + (unit_norm or ""), kind))
+        return " " if unit_norm else f" {unit} "
+    return _NUMBER.sub(hold, text)
+
+
+def _kind_of(digits: str, unit: str, before: str, prefixed: bool) -> str:
+    if prefixed or digits.count(".") >= 2:
+        return "version"
+    if unit in _DURATION:
+        return "duration"
+    if unit in _SIZE:
+        return "size"
+    if unit == "%":
+        return "percent"
+    if unit:
+        return "count:" + unit
+    if re.search(r"\bports?\s*(?:is|=|:|of)?\s*$|:$", before):
+        return "port"
+    if re.search(r"\b(?:version|release|v)\s*$", before) or "." in digits:
+        return "version"
+    return "number"
+
+
+def compatible(a: Value, b: Value) -> bool:
+    """Can `b` be the new value of what `a` gave? Same kind, or one is a bare number."""
+    if a.kind == b.kind:
+        return True
+    loose = ("number", "port")
+    return a.kind in loose and b.kind in loose or (a.kind == "number" and b.kind.startswith("count:")) or (
+        b.kind == "number" and a.kind.startswith("count:"))

@@ -1,0 +1,150 @@
+"""Replacing memories: what a supersede does, whoever decided it (the gate, the judge, the caller).
+
+A superseded memory is never deleted: it gets `valid_until`, status superseded and
+`superseded_by`, and a `supersedes` relation links the two; search shows only current memories
+while the timeline and point-in-time queries keep it. Pinned and immutable memories (truth
+anchors) are never superseded: the newcomer is stored beside them with a `contradicts` link.
+
+When the gate is not sure, nothing is hidden: the new statement is stored beside the memories
+it may replace, the caller gets them as candidates (ids and one-line previews) to confirm with
+`supersedes=[ids]`, and when the new statement itself says something changed ("now", "moved
+to", "instead of") the older memory is flagged `maybe_outdated_by` so the read path can put the
+newer one first and mark the older one as possibly outdated.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable, Sequence
+
+from mnemex.engine.ids import memory_id_of
+from mnemex.engine.write.log import WriteLog
+from mnemex.engine.write.prediction_gate import Candidate
+from mnemex.errors import InvalidInputError, NotFoundError
+from mnemex.models import Memory, MemoryStatus, Provenance, ReplaceCandidate, Scope, WriteAction, WriteOutcome
+from mnemex.store.base import MemoryStore
+
+#: Metadata keys: on a new memory, the ids it may replace; on an older one, the id of the newer
+#: memory that may make it outdated (the read path reads both).
+MAY_REPLACE = "may_replace"
+MAYBE_OUTDATED_BY = "maybe_outdated_by"
+PREVIEW_CHARS = 120
+
+StorePoints = Callable[[Sequence[tuple[Memory, Sequence[float], str]]], None]
+Replace = Callable[..., Memory]
+
+
+def preview(content: str, limit: int = PREVIEW_CHARS) -> str:
+    """The content on one line, cut to `limit` characters."""
+    line = " ".join(content.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def canonical_ids(ids: Sequence[str]) -> tuple[str, ...]:
+    """The ids a caller says a statement replaces, canonical and distinct; InvalidInputError for
+    a value that is no id."""
+    out = []
+    for value in ids:
+        canonical = memory_id_of(value)
+        if canonical is None:
+            raise InvalidInputError(f"supersedes: {value!r} is not a memory id")
+        out.append(canonical)
+    return tuple(dict.fromkeys(out))
+
+
+class Replacements:
+    """Supersedes and flags, for the write path (which owns the store, the clock and the log)."""
+
+    def __init__(self, *, store: MemoryStore, clock: Callable[[], datetime], log: WriteLog,
+                 store_points: StorePoints, replace: Replace):
+        self._store = store
+        self._clock = clock
+        self._log = log
+        self._store_points = store_points
+        self._replace = replace
+
+    def check(self, memory: Memory, ids: Sequence[str]) -> list[Memory]:
+        """The memories `ids` name, for a statement `memory` that says it replaces them:
+        NotFoundError for an unknown id, InvalidInputError for one of another project."""
+        found = {h.id: h.memory for h in self._store.retrieve(list(ids))}
+        for memory_id in ids:
+            if memory_id not in found:
+                raise NotFoundError(memory_id)
+            old = found[memory_id]
+            if old.scope == Scope.PROJECT and old.project != memory.project:
+                raise InvalidInputError(f"supersedes: memory {memory_id} belongs to another project")
+        return [found[i] for i in ids]
+
+    def as_asked(self, memory: Memory, vector: Sequence[float], text: str, olds: Sequence[Memory]) -> WriteOutcome:
+        """Store `memory` and supersede the current memories among `olds`, as the caller said."""
+        now = self._clock()
+        current = [m for m in olds if m.status == MemoryStatus.ACTIVE and (m.valid_until is None or m.valid_until > now)]
+        anchors = [m for m in current if m.pinned or m.immutable]
+        targets = [m for m in current if not (m.pinned or m.immutable)]
+        notes = []
+        if len(current) < len(olds):
+            notes.append(f"{len(olds) - len(current)} no longer current, left as they are")
+        if anchors:
+            notes.append(f"{len(anchors)} pinned or immutable, kept and linked as contradicted")
+        why = "supersedes as the caller said" + (f" ({'; '.join(notes)})" if notes else "")
+        if not targets:
+            self.store_new(memory, vector, text, contradicts=anchors)
+            return WriteOutcome(action=WriteAction.CREATED, id=memory.id, affected_ids=tuple(m.id for m in anchors),
+                                reason=why.replace("supersedes as the caller said", "nothing to supersede"))
+        out = self.supersede(memory, vector, text, targets, why, by=memory.provenance)
+        for anchor in anchors:
+            self._log.linked(memory.id, anchor.id, "contradicts", 1.0)
+        return out
+
+    def supersede(self, memory: Memory, vector: Sequence[float], text: str, targets: Sequence[Memory],
+                  reason: str, *, by: Provenance, candidates: Sequence[Candidate] = ()) -> WriteOutcome:
+        """Store `memory` as the current statement and mark each of `targets` superseded by it."""
+        now = self._clock()
+        new = memory.model_copy(update={"supersedes": tuple(t.id for t in targets)})
+        new = self._with_candidates(new, candidates)
+        self._store_points([(new, vector, text)])
+        self._log.wrote("create", None, new, new.provenance)
+        for target in targets:
+            after = target.model_copy(update={
+                "status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "updated_at": now,
+                "valid_until": max(new.valid_from, target.valid_from),
+            })
+            self._replace(target, after, op="supersede", reembed=False, by=by)
+            self._log.linked(new.id, target.id, "supersedes", 1.0)
+        self.flag(new, candidates)
+        return WriteOutcome(action=WriteAction.SUPERSEDED, id=new.id, affected_ids=tuple(t.id for t in targets),
+                            reason=reason, candidates=replace_candidates(candidates))
+
+    def store_new(self, memory: Memory, vector: Sequence[float], text: str, *, contradicts: Sequence[Memory] = (),
+                  candidates: Sequence[Candidate] = ()) -> Memory:
+        """Store `memory` beside what it may replace (flagged) or contradicts (linked)."""
+        memory = self._with_candidates(memory, candidates)
+        self._store_points([(memory, vector, text)])
+        self._log.wrote("create", None, memory, memory.provenance)
+        for anchor in contradicts:
+            self._log.linked(memory.id, anchor.id, "contradicts", 1.0)
+        self.flag(memory, candidates)
+        return memory
+
+    def flag(self, new: Memory, candidates: Sequence[Candidate]) -> None:
+        """Mark each older memory the new statement says changed (a cued candidate) as possibly
+        outdated by it, so a search that finds the older one also brings the newer one first."""
+        for c in candidates:
+            if not c.cued or c.memory.pinned or c.memory.immutable:
+                continue
+            old = c.memory
+            after = old.model_copy(update={"metadata": {**old.metadata, MAYBE_OUTDATED_BY: new.id}})
+            self._replace(old, after, op="flag", reembed=False, by=new.provenance)
+
+    @staticmethod
+    def _with_candidates(memory: Memory, candidates: Sequence[Candidate]) -> Memory:
+        cued = [c.memory.id for c in candidates if c.cued]
+        if not cued:
+            return memory
+        return memory.model_copy(update={"metadata": {**memory.metadata, MAY_REPLACE: cued}})
+
+
+def replace_candidates(candidates: Sequence[Candidate]) -> tuple[ReplaceCandidate, ...]:
+    """The candidates as the caller sees them: id, one-line preview, why."""
+    return tuple(ReplaceCandidate(id=c.memory.id, preview=preview(c.memory.content), reason=c.reason)
+                 for c in candidates)

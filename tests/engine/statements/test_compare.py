@@ -1,0 +1,84 @@
+"""The statement comparator on hand-written pairs of other projects and wording than the
+benchmark sets (`pairs.py`): what is replaced, what stays apart, what is restated; and the
+reading it rests on (names, values, cues, what is left behind)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemex.engine.statements import Relation, compare, read
+from mnemex.engine.statements.reading import Value, normalise_name, shape
+from tests.engine.statements.pairs import PAIRS
+
+
+@pytest.fixture(scope="module")
+def cosines(embedder):
+    """Each pair's cosine by the real model, as the gate gets it."""
+    out = {}
+    for old, new, _ in PAIRS:
+        a, b = embedder.embed_documents([old, new])
+        out[(old, new)] = float(sum(x * y for x, y in zip(a, b)))
+    return out
+
+
+def _verdicts(cosines):
+    return [(old, new, label, compare(read(old), read(new), cosines[(old, new)])) for old, new, label in PAIRS]
+
+
+def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
+    """Sure replacements are what a wrong supersede would cost a true fact for: precision first."""
+    rows = _verdicts(cosines)
+    tp = sum(1 for *_, label, v in rows if label == "S" and v.relation is Relation.REPLACES)
+    fp = [(o, n) for o, n, label, v in rows if label != "S" and v.relation is Relation.REPLACES]
+    updates = sum(1 for *_, label, _ in rows if label == "S")
+    assert len(fp) <= 1, fp
+    assert tp / updates >= 0.85, [(o, n, v) for o, n, label, v in rows if label == "S" and v.relation is not Relation.REPLACES]
+
+
+@pytest.mark.parametrize("old,new", [
+    ("The API listens on port 8080.", "The worker listens on port 9090."),
+    ("Staging deploys happen on Fridays.", "Production deploys happen on Tuesdays."),
+    ("Application logs are retained for 14 days.", "Audit logs are retained for 1 year."),
+    ("Max upload size is 10 MB.", "Max avatar upload size is 2 MB."),
+    ("The connect timeout of the payments client is 5 s.", "The read timeout of the payments client is 30 s."),
+    ("Staging uses Postgres 15.", "Production uses Postgres 16."),
+])
+def test_look_alikes_are_never_sure_replacements(old, new, cosines):
+    assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES
+
+
+@pytest.mark.parametrize("old,new,why", [
+    ("Unit tests run with nose.", "We replaced nose with pytest for the unit tests.", "left behind"),
+    ("The billing service listens on port 8443.", "Billing moved to port 9443 because 8443 clashed with the proxy.",
+     "port changed: 8443 -> 9443"),
+    ("Node 18 is used for the build image.", "The build image was bumped from Node 18 to Node 20.", "left behind"),
+    ("The API server listens on port 8080", "The API server listens on port 9090", "port changed"),
+    ("The user prefers tabs over spaces", "The user prefers spaces over tabs", "reversal"),
+])
+def test_sure_replacements_say_why(old, new, why):
+    verdict = compare(read(old), read(new), 0.7)
+    assert verdict.relation is Relation.REPLACES and why in verdict.reason
+
+
+def test_a_reminder_in_other_words_restates():
+    old = read("Integration tests need the docker compose stack running.")
+    new = read("Reminder: the integration tests still need the compose stack up.")
+    assert compare(old, new, 0.8).relation is Relation.RESTATES
+    # "still" beside a change is no reminder: the old channel keeping a copy does not undo the move
+    moved = read("Deploy notifications now go to #releases; #general still gets a copy.")
+    assert not moved.restating and moved.change >= 0.5
+
+
+def test_reading_names_values_cues_and_what_is_left_behind():
+    s = read("We migrated the job queue from RabbitMQ to Redis Streams because 3.8 was end-of-life.")
+    assert "rabbitmq" in s.left and "rabbitmq" in s.names
+    assert "3.8" in s.reason and "3.8" not in s.value_texts  # a reason's value is not asserted
+    assert any(label == "migrated" for label, _ in s.cues)
+    t = read("Sessions expire after 30 minutes; the limit is 20 requests per minute on port 8443.")
+    assert {Value("30min", "duration"), Value("8443", "port")} <= t.values
+    assert read("Database migrations run before the pods roll.").change == 0.0  # "migrations" is no move
+    assert read("Nothing changed on the credentials.").change == 0.0
+    assert normalise_name("fetch_user") == normalise_name("fetchUser") == "fetchuser"
+    assert normalise_name("fetch_users") != normalise_name("fetch_user")
+    assert shape("services/cards/") == "location" and shape("CardsApi.freeze(cardId)") == "code"
+    assert shape("db1.internal") == "location" and shape("tokio-tungstenite") == "kebab"

@@ -1,0 +1,117 @@
+"""Knowledge that stays current, on the real stack: updates in the words developers use
+supersede, look-alikes stay apart, the caller can say what a statement replaces, unsure cases
+come back as candidates, restatements reinforce, and nothing the caller asked to store is lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemex.engine.write.replacing import MAYBE_OUTDATED_BY
+from mnemex.errors import InvalidInputError, NotFoundError
+from mnemex.models import MemoryKind, MemoryStatus, WriteAction
+from tests.helpers import remember
+
+
+@pytest.mark.parametrize("old,new", [
+    ("The unit tests run under nose.", "Unit tests now run under pytest instead of the old runner."),
+    ("`fetch_user(id)` in users/api.py returns the user row as a dict.",
+     "`fetch_user` was renamed to `load_user(id, *, include_deleted=False)` and returns a User model now."),
+    ("The billing service listens on port 8443.", "Billing moved to port 9443 because 8443 clashed with the admin proxy."),
+    ("Application logs are kept for 14 days in Loki.", "Loki log retention was extended to 30 days."),
+    ("Errors are reported to Sentry.", "Error reporting moved off Sentry to Rollbar last sprint."),
+])
+def test_an_update_in_other_words_supersedes(engine, old, new):
+    a = remember(engine, old)
+    b = remember(engine, new)
+    assert b.action == WriteAction.SUPERSEDED and b.affected_ids == (a.id,), b.reason
+    assert engine.recall([a.id], touch=False)[0].status == MemoryStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize("old,new", [
+    ("The API listens on port 8080.", "The API exposes Prometheus metrics on port 9100."),
+    ("The billing service listens on port 8443.", "The billing service's gRPC health check listens on port 8444."),
+    ("Staging uses Postgres 15.", "Production uses Postgres 16."),
+    ("Integration tests need the docker compose stack up.", "Integration tests also need STRIPE_MOCK_PORT=12111 set."),
+])
+def test_look_alikes_stay_apart(engine, old, new):
+    a = remember(engine, old)
+    b = remember(engine, new)
+    assert b.action == WriteAction.CREATED and b.id != a.id, b.reason
+    assert engine.recall([a.id], touch=False)[0].status == MemoryStatus.ACTIVE
+
+
+def test_the_caller_says_what_a_statement_replaces(engine):
+    a = remember(engine, "Payments webhooks are verified with the v1 signing secret.")
+    b = remember(engine, "Webhook signatures: check the `Stripe-Signature` header with the rotated key; "
+                         "the previous one was revoked.", supersedes=(a.id.upper(),))
+    assert b.action == WriteAction.SUPERSEDED and b.affected_ids == (a.id,) and "caller" in b.reason
+    assert not b.also  # kept whole, as the caller wrote it
+    old, new = engine.recall([a.id, b.id], touch=False)
+    assert old.status == MemoryStatus.SUPERSEDED and old.superseded_by == new.id and new.supersedes == (a.id,)
+    assert engine.journal.relations(b.id, types=["supersedes"])
+
+
+def test_supersedes_names_known_memories_of_the_same_project(engine):
+    other = remember(engine, "The cache TTL is 60 seconds.", project="/another/project")
+    before = engine.upkeep.stats()["memories_total"]
+    with pytest.raises(NotFoundError):
+        remember(engine, "The cache TTL is 5 minutes.", supersedes=("00000000-0000-4000-8000-00000000dead",))
+    with pytest.raises(InvalidInputError, match="another project"):
+        remember(engine, "The cache TTL is 5 minutes.", supersedes=(other.id,))
+    with pytest.raises(InvalidInputError, match="not a memory id"):
+        remember(engine, "The cache TTL is 5 minutes.", supersedes=("not-an-id",))
+    assert engine.upkeep.stats()["memories_total"] == before  # nothing written
+
+
+def test_a_pinned_memory_named_in_supersedes_is_kept_and_linked(engine):
+    anchor = remember(engine, "Releases are cut from the main branch only.", pinned=True)
+    out = remember(engine, "Releases are cut from release/* branches now.", supersedes=(anchor.id,))
+    assert out.action == WriteAction.CREATED and out.affected_ids == (anchor.id,) and "pinned" in out.reason
+    assert engine.recall([anchor.id], touch=False)[0].status == MemoryStatus.ACTIVE
+    assert [r.dst for r in engine.journal.relations(out.id, types=["contradicts"])] == [anchor.id]
+
+
+def test_an_unsure_replacement_comes_back_as_a_candidate_and_flags_the_older_memory(engine):
+    a = remember(engine, "In production, deploy notifications are posted to #releases.")
+    b = remember(engine, "Staging deploy notifications now go to #staging-releases.")
+    assert b.action == WriteAction.CREATED, b.reason  # another environment: not sure, both stay
+    assert [c.id for c in b.candidates] == [a.id]
+    assert b.candidates[0].preview.startswith("In production, deploy notifications") and b.candidates[0].reason
+    assert engine.recall([a.id], touch=False)[0].metadata[MAYBE_OUTDATED_BY] == b.id  # it says "now"
+    assert engine.recall([b.id], touch=False)[0].metadata["may_replace"] == [a.id]
+    # an unsure case without a change cue is reported, the older memory is not flagged
+    c = remember(engine, "Sessions expire after 30 minutes of inactivity.")
+    d = remember(engine, "Session cookies expire after 2 hours.")
+    assert d.action == WriteAction.CREATED and [x.id for x in d.candidates] == [c.id], d.reason
+    assert MAYBE_OUTDATED_BY not in engine.recall([c.id], touch=False)[0].metadata
+    # the agent, as the judge, says what it replaces
+    e = remember(engine, "Session cookies expire after 2 hours.", supersedes=(c.id,))
+    assert e.action == WriteAction.SUPERSEDED and e.affected_ids == (c.id,)
+
+
+def test_a_restatement_reinforces_the_current_memory_and_never_revives_the_old_one(engine):
+    old = remember(engine, "Integration tests run against the docker compose stack.")
+    new = remember(engine, "Integration tests run against the kind cluster now, not docker compose.")
+    assert new.action == WriteAction.SUPERSEDED and new.affected_ids == (old.id,)
+    again = remember(engine, "Reminder: the integration tests still run against the kind cluster.")
+    assert again.action == WriteAction.REINFORCED and again.id == new.id, again.reason
+    assert engine.recall([old.id], touch=False)[0].status == MemoryStatus.SUPERSEDED
+    assert engine.upkeep.stats()["memories_current"] == 1
+
+
+def test_the_parts_of_a_compound_statement_never_skip_each_other(engine):
+    out = remember(engine, "STRIPE_MOCK_PORT=12111 is set for the test suite; stripe-mock must run first.",
+                   importance=0.1)
+    parts = [out, *out.also]
+    assert len(parts) == 2 and all(p.action == WriteAction.CREATED for p in parts), [p.reason for p in parts]
+
+
+def test_a_skip_never_drops_the_callers_kind_or_tags(engine):
+    held = remember(engine, "Use ruff for linting the backend", kind=MemoryKind.FACT)
+    tagged = remember(engine, "Lint backend code using ruff", tags=("lint",), importance=0.1)
+    if tagged.action != WriteAction.CREATED:  # held by the first: its tags must be kept there
+        assert tagged.id == held.id and "lint" in engine.recall([held.id], touch=False)[0].tags
+    kinded = remember(engine, "Lint backend code using ruff", kind=MemoryKind.CONVENTION, importance=0.1)
+    assert kinded.action in (WriteAction.CREATED, WriteAction.SUPERSEDED) or (
+        kinded.action == WriteAction.REINFORCED and engine.recall([kinded.id], touch=False)[0].kind
+        == MemoryKind.CONVENTION), kinded.reason
