@@ -115,3 +115,28 @@ def test_a_skip_never_drops_the_callers_kind_or_tags(engine):
     assert kinded.action in (WriteAction.CREATED, WriteAction.SUPERSEDED) or (
         kinded.action == WriteAction.REINFORCED and engine.recall([kinded.id], touch=False)[0].kind
         == MemoryKind.CONVENTION), kinded.reason
+
+
+@pytest.mark.parametrize("text", [
+    "The staging database is restored from the nightly snapshot every Monday",
+    "Billing moved to port 9443 because 8443 clashed with the admin proxy.",
+    "Unit tests now run under pytest instead of nose.",
+])
+def test_the_same_statement_said_again_reinforces_even_with_a_change_cue(engine, text):
+    first = remember(engine, text)
+    again = remember(engine, text)
+    assert again.action == WriteAction.REINFORCED and again.id == first.id, again.reason
+    assert engine.recall([first.id], touch=False)[0].content == text  # not merged into itself
+    assert engine.upkeep.stats()["memories_current"] == 1
+
+
+def test_the_seed_gate_still_merges_an_overlapping_statement(settings, engine):
+    from mnemex.config.gate import SEED_GATE
+    from mnemex.engine.write.prediction_gate import decide
+    from mnemex.models import Memory
+    old = remember(engine, "The billing service uses Postgres for invoices.")
+    held = engine.recall([old.id], touch=False)[0]
+    out = decide("The billing service uses Postgres for invoices and for refunds.", None, 0.5,
+                 [(held, 0.8)], SEED_GATE)
+    assert out.action == WriteAction.UPDATED and out.target.id == held.id
+    assert isinstance(held, Memory)

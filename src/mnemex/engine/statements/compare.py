@@ -125,9 +125,10 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     # and what the newer one is about, once its new value is set aside
     reverse = _share(old_terms, new_own - came_names if swapped and new_own - came_names else new_own, old, new)
     # a phrase named as left behind hits when it is something the older statement holds
-    # ("Docker Hub", "nose"), not merely shares a word with it ("its Redis lock")
+    # ("Docker Hub", "nose"), not merely shares a word with it ("its Redis lock"), and not
+    # something the older statement already left behind itself (the same change said again)
     left_hit = frozenset(t for terms, whole in new.left_spans
-                         if whole in old_terms or terms <= old_terms for t in terms & old_terms)
+                         if whole in old_terms or terms <= old_terms for t in (terms & old_terms) - old.left)
     extra = frozenset(new.words - old_keys - new.left)
     return Evidence(subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
                     came_values=came, typed_change=typed, swapped=swapped, came_names=frozenset(came_names),
@@ -216,7 +217,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
 def adds_nothing(old: Statement, new: Statement) -> bool:
     """Does `new` hold no value, name or negation that `old` lacks?"""
     return (new.specifics <= old.specifics | old.keys and new.negated == old.negated
-            and not new.change >= 0.7)
+            and not (new.change >= 0.7 and new.change > old.change))  # a cue the old one holds too is no news
 
 
 def _restates(old: Statement, new: Statement, e: Evidence, similarity: float | None) -> bool:

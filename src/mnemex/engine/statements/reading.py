@@ -129,7 +129,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      0.5, "now"),
     (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.6, "old"),
     (r"\b(?:actually|correction|wrong|incorrect|mistaken)\b", 0.6, "correction"),
-    (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored|brought back)\b", 0.8, "re-enabled"),
+    (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored(?! from)|brought back)\b", 0.8, "re-enabled"),
 ))
 STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
              r"when|while|if|on|in|at|last|this|from)")

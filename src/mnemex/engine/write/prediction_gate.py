@@ -226,7 +226,7 @@ def seed_decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                             contradicts=anchor_conflict)
     if sim >= config.reinforce_at:
         return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
-    if (sim >= config.update_at and not best.immutable and _same_thing(holder, new)
+    if (sim >= config.update_at and not best.immutable
             and share(content_words(best.content), content_words(new_text)) >= config.update_coverage):
         return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
     if config.gap_low <= sim < config.update_at and importance < config.gap_min_importance:
