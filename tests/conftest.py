@@ -79,5 +79,15 @@ def server(engine):
 
 
 @pytest.fixture
+def editing_server(engine):
+    """The server of the self-editing strategy (core blocks and their tools, past-session search)."""
+    from mnemex.server.app import build_server
+    from mnemex.strategies import strategy_for
+    from mnemex.tools.runtime import ToolRuntime
+
+    return build_server(ToolRuntime(engine, default_project="/work/proj", strategy=strategy_for("self_editing")))
+
+
+@pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -20,6 +20,9 @@ from mnemex.private import private_umask
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
+        return run_hook()  # the fast path: no parser, no settings model
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -37,10 +40,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def run_hook() -> int:
+    """`mnemex hook`: one hook event; context from the store's daemon. Always 0."""
+    private_umask()
+    from mnemex.capture.hook import main as hook_main
+
+    def daemon_context():  # imported only by the events that inject (http.client costs ~0.1 s)
+        from mnemex.server.hook_context import DaemonContext
+
+        return DaemonContext()
+
+    return hook_main(context_factory=daemon_context)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mnemex", description="Long-term memory MCP server for coding agents.")
     p.add_argument("--version", action="version", version=f"mnemex {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    hk = sub.add_parser("hook", help="handle one Claude Code hook event (JSON on stdin); installed by `mnemex init`",
+                        description="Reads a Claude Code hook payload on stdin: captures Read/Edit/Write/Bash use "
+                                    "(PostToolUse), injects memories (SessionStart, UserPromptSubmit), closes the "
+                                    "session's episode (PreCompact, Stop, SessionEnd). Always exits 0.")
+    hk.set_defaults(func=lambda _args: run_hook())
 
     s = sub.add_parser("serve", help="run the MCP server (stdio relays to the per-store daemon)")
     s.add_argument("--transport", choices=["stdio", "http", "sse"], default=None)
@@ -370,15 +392,33 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from mnemex.capture.settings import HookSettings
+    from mnemex.capture.spool import Spool
+
     settings = _settings()
     with store_access(settings) as acc:
-        stats = acc.engine.upkeep.stats() if acc.local else acc.call("memory_stats", {})
-    stats = {"data_dir": str(settings.data_dir), "backend": "qdrant" if settings.store.url else "qdrant-edge", **stats}
+        if acc.local:
+            from mnemex.projects import detect_project
+            from mnemex.views import stats_result
+
+            stats = stats_result(acc.engine, settings.project or detect_project()).model_dump(mode="json")
+        else:
+            stats = acc.call("memory_stats", {})
+    tool_use = stats.pop("tool_use", [])
+    spool = Spool(HookSettings(data_dir=settings.data_dir).spool_dir)
+    stats = {"data_dir": str(settings.data_dir), "backend": "qdrant" if settings.store.url else "qdrant-edge", **stats,
+             "capture_waiting": spool.pending(), "capture_dropped": spool.dropped()}
     if args.json:
-        print(json.dumps(stats, indent=1))
-    else:
-        for k, v in stats.items():
-            print(f"{k:24} {v}")
+        print(json.dumps({**stats, "tool_use": tool_use}, indent=1))
+        return 0
+    for k, v in stats.items():
+        print(f"{k:24} {v}")
+    if tool_use:
+        print("tool use (runs, failed, typical time):")
+        for t in tool_use:
+            took = f"{t['typical_ms'] / 1000:.1f} s" if t.get("typical_ms") is not None else "-"
+            name = f"{t['tool']} `{t['command']}`" if t.get("command") else t["tool"]
+            print(f"  {name:40} {t['runs']:>6} {t['failures']:>6}  {took}")
     return 0
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 def utcnow() -> datetime:
@@ -113,6 +114,24 @@ class MemoryFilter(BaseModel):
     as_of: datetime | None = None
     ids: tuple[str, ...] = ()
     pinned: bool | None = Field(None, description="Only pinned (True) or only unpinned (False) memories.")
+
+    @field_validator("tags", "ids", mode="after")
+    @classmethod
+    def _storable_strings(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        # a lone surrogate is valid JSON but no text a store can match (stored text holds U+FFFD)
+        return tuple(_storable(v) for v in values)
+
+    @field_validator("project", "session_id", mode="after")
+    @classmethod
+    def _storable_string(cls, value: str | None) -> str | None:
+        return None if value is None else _storable(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)  # as the write path stores it (engine/write/redact/clean.py)
 
 
 class WriteAction(StrEnum):

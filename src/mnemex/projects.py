@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
 
 def detect_project(cwd: Path | str | None = None) -> str:
@@ -16,3 +18,14 @@ def detect_project(cwd: Path | str | None = None) -> str:
         if (candidate / ".git").exists():
             return str(candidate)
     return str(here)
+
+
+def project_of_roots(roots: Any) -> str | None:
+    """The project of an MCP client's roots (`roots/list` result's `roots`, as objects or dicts):
+    the git root of the first `file://` root, or None when there is none."""
+    for root in roots if isinstance(roots, (list, tuple)) else []:
+        uri = root.get("uri") if isinstance(root, dict) else getattr(root, "uri", None)
+        parts = urlsplit(str(uri or ""))
+        if parts.scheme == "file" and parts.path:
+            return detect_project(unquote(parts.path))
+    return None

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from mnemex.engine.retrieval.candidates import RankedMemory
 from mnemex.engine.tokens import estimate_tokens
-from mnemex.models import Memory, SearchHit, WriteAction, WriteOutcome
+from mnemex.models import Memory, ReplaceCandidate, SearchHit, WriteAction, WriteOutcome
 
 PREVIEW_CHARS = 200
 
@@ -41,13 +41,16 @@ class MemorizeResult(BaseModel):
     id: str | None = Field(None, description="The memory that now holds the content.")
     affected_ids: list[str] = Field(default_factory=list, description="Other memories touched (superseded, merged).")
     reason: str = ""
+    candidates: list[ReplaceCandidate] = Field(default_factory=list, description=(
+        "Stored memories this statement may replace (the gate was not sure): if it does, memorize it again "
+        "with supersedes=[their ids]."))
     also: list["MemorizeResult"] = Field(default_factory=list,
                                          description="When the content held several claims: what happened to the others.")
 
     @classmethod
     def of(cls, out: WriteOutcome) -> "MemorizeResult":
         return cls(action=out.action, id=out.id, affected_ids=list(out.affected_ids), reason=out.reason,
-                   also=[cls.of(o) for o in out.also])
+                   candidates=list(out.candidates), also=[cls.of(o) for o in out.also])
 
 
 class SearchResult(BaseModel):
@@ -70,6 +73,17 @@ class ForgetResult(BaseModel):
     valid_until: datetime | None = None
 
 
+class ToolUse(BaseModel):
+    """How a tool (for Bash: a command) has fared in the project, from the captured sessions."""
+
+    tool: str
+    command: str = Field("", description="For Bash: the command (program and first argument).")
+    runs: int
+    failures: int
+    typical_ms: int | None = Field(None, description="Median duration of its recent runs, when known.")
+    last_at: datetime
+
+
 class StatsResult(BaseModel):
     memories_total: int
     memories_current: int
@@ -80,6 +94,18 @@ class StatsResult(BaseModel):
     writes_since_optimize: int
     vocabulary_words: int = 0
     vocabulary_complete: bool = True
+    project: str | None = Field(None, description="The caller's project, whose tool use is shown.")
+    tool_use: list[ToolUse] = Field(default_factory=list, description=(
+        "The project's captured tool use (Claude Code hooks): runs, failures, typical duration."))
+
+
+def stats_result(engine: Any, project: str | None, *, most: int = 20) -> StatsResult:
+    """The store's counts and, for `project`, the statistics of the agent's captured tool use."""
+    journal = engine.journal
+    stats = journal.tool_stats(project, limit=most) if journal is not None and project else []
+    return StatsResult(**engine.upkeep.stats(), project=project, tool_use=[
+        ToolUse(tool=t.tool, command=t.key, runs=t.runs, failures=t.failures, typical_ms=t.typical_ms,
+                last_at=t.last_at) for t in stats])
 
 
 class Version(BaseModel):

@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from mnemex.server.app import build_server
+from mnemex.strategies import strategy_for
 from mnemex.tools.runtime import ToolRuntime
 
 pytestmark = pytest.mark.slow
@@ -56,7 +57,8 @@ def live(tmp_path_factory, embedder):
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("fuzz") / "data")
     engine = build_engine(settings, default_project="/work/fuzz", embedder=embedder)
-    server = build_server(ToolRuntime(engine, default_project="/work/fuzz"))
+    # the self-editing strategy offers every tool there is (the block tools, search_past_sessions)
+    server = build_server(ToolRuntime(engine, default_project="/work/fuzz", strategy=strategy_for("self_editing")))
     with start_blocking_portal() as portal:
         client = portal.wrap_async_context_manager(Client(server, mode="legacy"))
         with client as c:
@@ -68,7 +70,8 @@ def live(tmp_path_factory, embedder):
 
 def _snapshot(engine) -> tuple[str, int]:
     memories = sorted(m.model_dump_json(exclude={"access_count", "last_accessed_at"}) for m in engine.export())
-    return json.dumps(memories), len(engine.journal.ops(limit=1_000_000))
+    blocks = sorted(b.model_dump_json() for project in (None, "/work/fuzz") for b in engine.blocks.list(project))
+    return json.dumps([memories, blocks]), len(engine.journal.ops(limit=1_000_000))
 
 
 ID_PARAMS = {"id", "ids", "src", "dst"}
@@ -179,7 +182,8 @@ def _fuzz_tool(live, name: str, examples: int, hostile: bool) -> None:
 
 EXAMPLES = {"memorize": 60, "search_memory": 50, "recall_memory": 40, "update_memory": 50, "forget": 40,
             "memory_timeline": 25, "memory_history": 25, "link_memories": 25, "related_memories": 25,
-            "memory_stats": 5}
+            "memory_stats": 5, "memory_blocks": 5, "memory_block_append": 30, "memory_block_replace": 30,
+            "memory_block_rewrite": 30, "search_past_sessions": 20}
 
 
 @pytest.mark.parametrize("hostile", [True, False], ids=["hostile", "plausible"])

@@ -88,10 +88,10 @@ def test_direct_serve_refuses_a_store_owned_by_the_daemon(settings) -> None:
 def test_relay_constants_match_the_sdk() -> None:
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-    from mnemex.server.app import INSTRUCTIONS
+    from mnemex.strategies import strategy_for
 
     assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
-    assert DEFAULT_INFO["instructions"] == INSTRUCTIONS
+    assert DEFAULT_INFO["instructions"] == strategy_for("context").instructions()  # the default strategy
 
 
 def test_relay_module_imports_no_heavy_packages() -> None:
@@ -126,6 +126,49 @@ def test_relay_answers_initialize_itself_and_forwards(fake) -> None:
     assert pipes.read()["error"]["code"] == -32700
     pipes.close()
     assert not pipes.thread.is_alive()
+
+
+def test_relay_takes_the_project_from_the_clients_roots(fake, tmp_path: Path) -> None:
+    files, _ = fake
+    repo = tmp_path / "shop"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "web").mkdir()
+    pipes = Pipes(Relay(files, project="/cwd/of/the/client", start_timeout=5))
+    pipes.send({**INIT, "params": {**INIT["params"], "capabilities": {"roots": {"listChanged": True}}}})
+    pipes.read()
+    pipes.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    ask = pipes.read()
+    assert ask["method"] == "roots/list"
+    pipes.send(call(1, "whoami", {}))  # waits for the roots
+    pipes.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": f"file://{repo}/web", "name": "web"}]}})
+    assert pipes.read()["result"]["structuredContent"] == {"project": str(repo)}  # the root's git root
+    pipes.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    again = pipes.read()
+    pipes.send({"jsonrpc": "2.0", "id": again["id"], "error": {"code": -32601, "message": "no roots"}})
+    pipes.send(call(2, "whoami", {}))
+    assert pipes.read()["result"]["structuredContent"] == {"project": str(repo)}  # an error changes nothing
+    pipes.close()
+
+
+def test_a_configured_project_is_not_moved_by_roots_and_silence_does_not_block(fake) -> None:
+    files, _ = fake
+    pinned = Pipes(Relay(files, project="/configured", start_timeout=5, pinned=True))
+    pinned.send({**INIT, "params": {**INIT["params"], "capabilities": {"roots": {}}}})
+    pinned.read()
+    pinned.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    pinned.send(call(1, "whoami", {}))
+    assert pinned.read()["result"]["structuredContent"] == {"project": "/configured"}  # no roots/list asked
+    pinned.close()
+    mute = Pipes(Relay(files, project="/cwd", start_timeout=5))
+    mute.send({**INIT, "params": {**INIT["params"], "capabilities": {"roots": {}}}})
+    mute.read()
+    mute.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert mute.read()["method"] == "roots/list"  # never answered
+    started = time.monotonic()
+    mute.send(call(1, "whoami", {}))
+    assert mute.read()["result"]["structuredContent"] == {"project": "/cwd"}
+    assert time.monotonic() - started < 10
+    mute.close()
 
 
 def test_relay_runs_requests_concurrently(fake) -> None:

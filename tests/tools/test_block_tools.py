@@ -24,8 +24,8 @@ async def _refused(client, name: str, args: dict) -> str:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_view_append_replace_rewrite(server, engine, mode):
-    async with Client(server, mode=mode, client_info=Implementation(name="cursor", version="1")) as c:
+async def test_view_append_replace_rewrite(editing_server, engine, mode):
+    async with Client(editing_server, mode=mode, client_info=Implementation(name="cursor", version="1")) as c:
         shown = await _call(c, "memory_blocks", {})
         assert [(b["label"], b["scope"], b["chars"], b["limit"]) for b in shown["blocks"]] == [
             ("user", "global", 0, 2000), ("project", "project", 0, 4000), ("persona", "global", 0, 1000)]
@@ -45,8 +45,8 @@ async def test_view_append_replace_rewrite(server, engine, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_write_over_the_limit_is_invalid_params_with_the_numbers(server, engine, mode):
-    async with Client(server, mode=mode) as c:
+async def test_a_write_over_the_limit_is_invalid_params_with_the_numbers(editing_server, engine, mode):
+    async with Client(editing_server, mode=mode) as c:
         await _call(c, "memory_block_rewrite", {"label": "persona", "value": "Be terse. " * 95})  # 949 chars
         message = await _refused(c, "memory_block_append", {"label": "persona", "text": "Always cite the file. " * 4})
         assert "1037 characters" in message and "limit of 1000" in message and "cut at least 37" in message
@@ -60,8 +60,8 @@ async def test_a_write_over_the_limit_is_invalid_params_with_the_numbers(server,
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_malformed_label_is_refused(server, mode):
-    async with Client(server, mode=mode) as c:
+async def test_a_malformed_label_is_refused(editing_server, mode):
+    async with Client(editing_server, mode=mode) as c:
         try:
             result = await c.call_tool("memory_block_append", {"label": "Not A Label", "text": "x"})
         except MCPError as exc:
@@ -71,8 +71,8 @@ async def test_a_malformed_label_is_refused(server, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_the_block_resource(server, mode):
-    async with Client(server, mode=mode) as c:
+async def test_the_block_resource(editing_server, mode):
+    async with Client(editing_server, mode=mode) as c:
         templates = await c.list_resource_templates()
         assert "memory://blocks/{label}" in [t.uri_template for t in templates.resource_templates]
         await _call(c, "memory_block_append", {"label": "project", "text": "Deploys go through ArgoCD."})

@@ -22,6 +22,8 @@ class InjectionSettings(Frozen):
     min_relevance: float = Field(0.3, ge=0, le=1, description="Ranked score under which a memory is left out (and logged).")
     full_text_at: float = Field(0.5, ge=0, le=1, description="Confidence from which a memory is shown whole with its date and kind; below it, one line.")
     line_chars: int = Field(160, ge=40, le=1000, description="Longest one-line preview of a middle-confidence memory.")
+    recent_sessions: int = Field(2, ge=0, le=10, description=(
+        "Episodes of the project's latest captured sessions shown at session start (what was done last time)."))
     skip_kinds: tuple[str, ...] = Field(("tool_event",), description=(
         "Kinds never injected (what reading the code or the shell shows again); they stay searchable."))
     search_min_confidence: float = Field(0.3, ge=0, le=1, description=(

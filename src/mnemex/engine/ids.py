@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import uuid
+from typing import Callable, Sequence
+
+from mnemex.errors import InvalidInputError
+
+#: Shortest prefix of an id that is looked up (shorter ones would match too much to be useful).
+MIN_PREFIX = 6
+_PREFIX = re.compile(r"^[0-9a-f][0-9a-f-]{%d,35}$" % (MIN_PREFIX - 1))
 
 
 def memory_id_of(value: str) -> str | None:
@@ -13,3 +21,22 @@ def memory_id_of(value: str) -> str | None:
         return str(uuid.UUID(str(value).strip()))
     except (ValueError, TypeError, AttributeError):
         return None
+
+
+def resolve_id(value: str, candidates: Callable[[str], Sequence[str]]) -> str | None:
+    """The canonical id `value` names: any spelling of a full id, or a unique prefix of one (at
+    least MIN_PREFIX hex characters, as the tools print them). `candidates(prefix)` lists stored
+    ids starting with a prefix. None when nothing matches; InvalidInputError when a prefix is
+    ambiguous (the message lists what it matches)."""
+    full = memory_id_of(value)
+    if full is not None:
+        return full
+    prefix = str(value).strip().lower()
+    if not _PREFIX.match(prefix):
+        return None
+    found = list(dict.fromkeys(candidates(prefix)))
+    if len(found) > 1:
+        shown = ", ".join(f[:12] + "…" for f in found[:4])
+        raise InvalidInputError(f"id prefix {value!r} matches {len(found) if len(found) < 5 else 'several'} memories "
+                                f"({shown}): give more of the id")
+    return found[0] if found else None

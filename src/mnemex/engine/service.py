@@ -26,7 +26,7 @@ from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.blocks import MemoryBlocks
 from mnemex.engine.explore import Explorer
-from mnemex.engine.ids import memory_id_of
+from mnemex.engine.ids import resolve_id
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 from mnemex.engine.upkeep import Upkeep, all_memories
 from mnemex.engine.write.identity import check_identity
@@ -121,7 +121,7 @@ class MemoryEngine:
         self._ensure_space()  # a purge rewrites the store: it needs room as much as a write
         with self._lock:
             if purge:
-                self._purger.purge(memory_id_of(memory_id), asked=memory_id,
+                self._purger.purge(self.resolve(memory_id), asked=memory_id,
                                    actor=f"{actor} ({client})" if client else actor)
                 return None
             before = self.get(memory_id)
@@ -180,8 +180,8 @@ class MemoryEngine:
         return MemoryFilter(**fields)
 
     def get(self, memory_id: str) -> Memory:
-        """The memory with this id in any spelling (`memory_id_of`); NotFoundError if none."""
-        canonical = memory_id_of(memory_id)
+        """The memory with this id in any spelling, or a unique prefix of it (`resolve`); NotFoundError if none."""
+        canonical = self.resolve(memory_id)
         hits = self.store.retrieve([canonical]) if canonical else []
         if not hits:
             raise NotFoundError(memory_id)
@@ -189,7 +189,7 @@ class MemoryEngine:
 
     def recall(self, ids: Sequence[str], *, touch: bool = True, client: str | None = None) -> list[Memory]:
         """Full memories by id, in the order asked; NotFoundError names the first unknown id."""
-        canonical = [memory_id_of(i) for i in ids]
+        canonical = [self.resolve(i) for i in ids]
         found = {h.id: h.memory for h in self.store.retrieve([c for c in canonical if c])}
         for asked, memory_id in zip(ids, canonical):
             if memory_id not in found:
@@ -201,6 +201,12 @@ class MemoryEngine:
             self.journal.record_read("recall", [m.id for m in memories], actor=client,
                                      payloads=self._read_payloads(memories))
         return memories
+
+    def resolve(self, memory_id: str) -> str | None:
+        """The canonical id a caller means: any spelling of an id, or a unique prefix of one (the
+        tools show 8 characters); None when it names nothing, InvalidInputError when ambiguous."""
+        lookup = self.journal.ids_with_prefix if self.journal is not None else (lambda _prefix: [])
+        return resolve_id(memory_id, lookup)
 
     def export(self, *, include_all: bool = True) -> Iterator[Memory]:
         """Every memory (all validity states), in store order."""

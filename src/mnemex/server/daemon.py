@@ -28,6 +28,7 @@ LOCK_WAIT_SECONDS = 30.0      # a CLI command may hold the store for a few secon
 IDLE_OPTIMIZE_SECONDS = 3.0   # optimize() holds the GIL: only after this long without requests
 TICK_SECONDS = 0.5
 OPTIMIZE_RETRY_SECONDS = 600.0
+INGEST_RETRY_SECONDS = 30.0
 #: Host headers the daemon accepts. DNS-rebinding protection stays on although a browser cannot
 #: reach a Unix socket: it costs nothing, and any Origin header (browsers send one) is refused.
 ALLOWED_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", "mnemex"]
@@ -125,12 +126,20 @@ def _session_count(server: Any) -> int:
 
 
 async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files: RunFiles,
-                   socket_ino: int, idle_exit: float) -> None:
-    """Optimize the index when idle; exit when the socket file vanished or nobody used us for
-    `idle_exit` seconds (0 = never), after a pending optimize so the next start finds it done."""
+                   socket_ino: int, idle_exit: float, ingester: Any = None) -> None:
+    """Ingest what the capture hooks spooled; optimize the index when idle; exit when the socket
+    file vanished or nobody used us for `idle_exit` seconds (0 = never), after a pending
+    optimize so the next start finds it done."""
     retry_at = 0.0
+    ingest_at = 0.0
     while not uv.should_exit:
         await asyncio.sleep(TICK_SECONDS)
+        if ingester is not None and time.monotonic() >= ingest_at and ingester.pending():
+            try:
+                await asyncio.to_thread(ingester.run)
+            except Exception:  # the spool stays; try again in a while
+                log.exception("capture: ingesting the spool failed; retrying in %.0f s", INGEST_RETRY_SECONDS)
+                ingest_at = time.monotonic() + INGEST_RETRY_SECONDS
         try:
             if os.stat(files.socket).st_ino != socket_ino:
                 raise FileNotFoundError
@@ -159,10 +168,14 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
 async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     import uvicorn
 
+    from mnemex.capture.ingest import Ingester
     from mnemex.server.app import build_server
     from mnemex.tools.runtime import ToolRuntime
 
-    server = build_server(ToolRuntime(engine, default_project=None))
+    ingester = Ingester.for_settings(engine, settings)
+    runtime = ToolRuntime.from_settings(engine, settings)
+    runtime.before_session = lambda: ingester.run(wait=5.0)  # the last session's episode and fixes first
+    server = build_server(runtime)
     activity = Activity(server.streamable_http_app(transport_security=socket_security()))
     write_server_info(files, server)
     config = uvicorn.Config(activity, log_level="warning", access_log=False, lifespan="on",
@@ -172,7 +185,7 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     files.write_pid()
     log.info("mnemex daemon pid %d serving %s on %s", os.getpid(), settings.data_dir, files.socket)
     task = asyncio.create_task(maintain(uv, activity, engine, server, files, os.stat(files.socket).st_ino,
-                                        settings.server.daemon_idle_seconds))
+                                        settings.server.daemon_idle_seconds, ingester))
     global _serving
     _serving = True
     try:

@@ -275,18 +275,17 @@ def modern_request(request_id: int | str, method: str, params: dict[str, Any], *
             META_PREFIX + "clientInfo": {"name": client, "version": __version__}}
     message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
     headers = {"mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
-    if method == "tools/call":
+    if method in ("tools/call", "prompts/get"):
         headers["mcp-name"] = params["name"]
     return message, headers
 
 
-def call_tool(settings: Any, name: str, arguments: dict[str, Any], *, project: str | None = None,
-              timeout: float = 60.0, client: str = "mnemex-cli", start: bool = True) -> dict[str, Any]:
-    """Call one tool on the daemon and return its structuredContent. With start=False (hooks
-    that must stay fast) no daemon is started: DaemonError at once if none answers.
-
-    Raises DaemonError with the MCP error message when the call fails or the tool reports an error.
-    """
+def request(settings: Any, method: str, params: dict[str, Any], *, project: str | None = None,
+            timeout: float = 60.0, client: str = "mnemex-cli", start: bool = True, what: str = "") -> dict[str, Any]:
+    """One stateless request to the daemon; its `result`. With start=False (hooks that must stay
+    fast) no daemon is started: DaemonError at once if none answers. `settings` needs `run_dir`
+    and `data_dir` (the full settings, or the hook's). DaemonError carries the MCP error message."""
+    what = what or method
     files = RunFiles.for_settings(settings)
     if start:
         sock = ensure_daemon(settings)
@@ -294,7 +293,7 @@ def call_tool(settings: Any, name: str, arguments: dict[str, Any], *, project: s
         sock = files.socket
     else:
         raise DaemonError(f"no mnemex daemon is running for {settings.data_dir}")
-    message, headers = modern_request(1, "tools/call", {"name": name, "arguments": arguments}, client=client)
+    message, headers = modern_request(1, method, params, client=client)
     headers[CLIENT_HEADER] = header_value(client)
     if project:
         headers[PROJECT_HEADER] = header_value(project)
@@ -306,8 +305,16 @@ def call_tool(settings: Any, name: str, arguments: dict[str, Any], *, project: s
     if answer is None:
         raise DaemonError(f"mnemex daemon answered HTTP {reply.status} without a result: {reply.text.strip()[:200]}")
     if "error" in answer:
-        raise DaemonError(f"{name}: {answer['error'].get('message', 'error')}")
-    result = answer.get("result") or {}
+        raise DaemonError(f"{what}: {answer['error'].get('message', 'error')}")
+    return answer.get("result") or {}
+
+
+def call_tool(settings: Any, name: str, arguments: dict[str, Any], *, project: str | None = None,
+              timeout: float = 60.0, client: str = "mnemex-cli", start: bool = True) -> dict[str, Any]:
+    """Call one tool on the daemon and return its structuredContent (see `request`); a tool
+    error is a DaemonError with the tool's message."""
+    result = request(settings, "tools/call", {"name": name, "arguments": arguments}, project=project,
+                     timeout=timeout, client=client, start=start, what=name)
     if result.get("isError"):
         text = " ".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
         raise DaemonError(f"{name}: {text or 'tool failed'}")
@@ -319,6 +326,20 @@ def call_tool(settings: Any, name: str, arguments: dict[str, Any], *, project: s
         except ValueError:
             structured = {"text": texts[0]}
     return structured
+
+
+def get_prompt(settings: Any, name: str, arguments: dict[str, str], *, project: str | None = None,
+               timeout: float = 60.0, client: str = "mnemex-hook", start: bool = True) -> str:
+    """The text of a prompt of the daemon (its messages' text, joined), e.g. the packed context."""
+    result = request(settings, "prompts/get", {"name": name, "arguments": arguments}, project=project,
+                     timeout=timeout, client=client, start=start, what=name)
+    parts = []
+    for message in result.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else [content]:
+            if isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+    return "\n".join(parts)
 
 
 def daemon_status(settings: Any) -> dict[str, Any]:

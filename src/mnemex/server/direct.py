@@ -118,7 +118,7 @@ def serve_direct(settings: Any, transport: Transport, host: str | None = None, p
             # uvicorn restores this handler after its graceful stop and re-raises the signal.
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, _exit_on_signal)
-            server = build_server(ToolRuntime(engine, default_project=project))
+            server = build_server(ToolRuntime.from_settings(engine, settings, default_project=project))
             if transport == "stdio":
                 server.run("stdio")
             else:

@@ -53,13 +53,18 @@ DEFAULT_INFO: dict[str, Any] = {
     "capabilities": {"prompts": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False},
                      "tools": {"listChanged": False}, "extensions": {}},
     "instructions": (
-        "mnemex is your long-term memory across sessions. Before a task, search_memory for decisions, "
-        "conventions, preferences and past fixes that may apply; recall_memory for full entries. When you "
-        "learn something durable that the code does not show (a decision and why, a convention, a user "
-        "preference, a gotcha, what failed and what fixed it), memorize it as one self-contained statement. "
-        "Correct stale memories with update_memory; forget ones that no longer hold."),
+        "mnemex is your long-term memory across sessions. Memories that matter to this session and to each "
+        "prompt may be given to you between <mnemex-memory> tags; a newer statement wins over an older one, "
+        "and recall_memory takes the ids shown. When none were given, or you need more — a past decision, a "
+        "convention, an earlier fix — search_memory. Memorize what the code does not show and a later session "
+        "will need — a decision and why, a convention, a user preference, a gotcha, a command that failed and "
+        "what fixed it — as one self-contained statement each, in the project's own words (memorize). When it "
+        "replaces what a memory says (a changed decision, a new value), pass that memory's id in supersedes; "
+        "correct a wrong memory with update_memory; forget one that no longer holds."),
 }
 INTERNAL_ERROR = -32603
+ROOTS_ID = "mnemex-relay-roots"
+ROOTS_WAIT = 2.0  # how long a request waits for the client's roots (they set its project)
 DRAIN_SECONDS = 10.0
 #: Sends of one request (and session opens of one recovery) when the daemon never read it: a
 #: daemon still dying from SIGKILL can accept a connection and then reset it.
@@ -78,7 +83,7 @@ READ_ONLY: dict[str, frozenset[str] | None] = {
     "resources/templates/list": None, "resources/read": None, "prompts/list": None, "prompts/get": None,
     "completion/complete": None,
     "tools/call": frozenset({"search_memory", "recall_memory", "memory_stats", "memory_history",
-                             "memory_timeline", "related_memories"}),
+                             "memory_timeline", "related_memories", "memory_blocks", "search_past_sessions"}),
 }
 
 
@@ -112,9 +117,13 @@ class Relay:
     """One client's relay. `serve()` runs until stdin closes."""
 
     def __init__(self, files: RunFiles, *, project: str | None, env: dict[str, str] | None = None,
-                 start_timeout: float = 60.0):
+                 start_timeout: float = 60.0, pinned: bool = False):
         self.files = files
         self.project = project
+        self.pinned = pinned                     # the project was configured: the client's roots do not move it
+        self.wants_roots = False                 # the client offers roots: its first root is the project
+        self.roots_ready = threading.Event()     # set once the client answered roots/list (or never will)
+        self.roots_ready.set()
         self.env = env
         self.start_timeout = start_timeout
         self.out: BinaryIO = sys.stdout.buffer
@@ -268,7 +277,12 @@ class Relay:
         params = msg["params"]
         requested = params["protocolVersion"]
         self.version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
-        self.init_params = params
+        caps = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
+        self.wants_roots = isinstance(caps.get("roots"), dict) and not self.pinned
+        if self.wants_roots:
+            self.roots_ready.clear()  # requests wait (briefly) for the client's roots
+        # the daemon asks the relay, not the client: roots are answered here, not forwarded
+        self.init_params = {**params, "capabilities": {k: v for k, v in caps.items() if k != "roots"}}
         self.client_name = params["clientInfo"]["name"][:MAX_CLIENT_NAME] or "unknown"
         info = self.server_info()
         result = {"protocolVersion": self.version, "capabilities": info["capabilities"],
@@ -365,8 +379,24 @@ class Relay:
             self.error(request_id, f"mnemex daemon unavailable (the request was not carried out): {exc}")
             return False
 
+    def ask_roots(self) -> None:
+        self.roots_ready.clear()
+        self.write({"jsonrpc": "2.0", "id": ROOTS_ID, "method": "roots/list"})
+        threading.Timer(ROOTS_WAIT, self.roots_ready.set).start()  # a client that never answers
+
+    def take_roots(self, msg: dict[str, Any]) -> None:
+        """The client's answer to roots/list: its first file root's git root is the project."""
+        from mnemex.projects import project_of_roots
+
+        result = msg.get("result")
+        project = project_of_roots(result.get("roots") if isinstance(result, dict) else None)
+        if project:
+            self.project = project
+        self.roots_ready.set()
+
     def forward_or_fail(self, msg: dict[str, Any]) -> None:
         try:
+            self.roots_ready.wait(ROOTS_WAIT)
             self.forward(msg)
         except Exception as exc:  # never leave a client waiting on a request that cannot finish
             self.error(msg.get("id") if "method" in msg else None, f"mnemex relay: {exc!r}")
@@ -431,8 +461,13 @@ class Relay:
         method = msg.get("method")
         if method == "initialize":
             return self.answer_initialize(msg)
-        if method == "notifications/initialized" and "id" not in msg and not is_modern(msg):
+        if method in ("notifications/initialized", "notifications/roots/list_changed") and "id" not in msg \
+                and not is_modern(msg):
+            if self.wants_roots:
+                self.ask_roots()
             return  # the relay sends its own once its session with the daemon is open
+        if method is None and msg.get("id") == ROOTS_ID:
+            return self.take_roots(msg)
         worker = threading.Thread(target=self.forward_or_fail, args=(msg,),
                                   name=f"mnemex-{(method or 'reply')[:40]}", daemon=True)
         self.workers = [w for w in self.workers if w.is_alive()]
@@ -470,12 +505,14 @@ class Relay:
 def run_relay(settings: Any, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """`mnemex serve` with the daemon enabled: relay this process's stdio to the store's daemon.
 
-    The project header is `settings.project`, else the git root of the working directory.
+    The project header is `settings.project`; else the git root of the client's first root, when
+    it offers roots (asked once initialized, and again when they change); else the git root of
+    the working directory.
     """
     from mnemex.projects import detect_project
 
     relay = Relay(RunFiles.for_settings(settings), project=settings.project or detect_project(),
-                  env=daemon_env(settings))
+                  env=daemon_env(settings), pinned=bool(settings.project))
     return relay.serve(stdin or sys.stdin.buffer, stdout or sys.stdout.buffer)
 
 

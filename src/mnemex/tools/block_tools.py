@@ -31,7 +31,7 @@ def register_block_tools(server: MCPServer, rt: ToolRuntime) -> None:
     async def memory_blocks(ctx: Context) -> BlocksResult:
         """Show your core memory blocks (user, project, persona and those you created) with their text, size and limit; use before editing one."""
         with mcp_errors():
-            found = await rt.run(rt.engine.blocks.list, rt.project_for(ctx))
+            found = await rt.run(rt.engine.blocks.list, await rt.resolve_project(ctx))
         return BlocksResult(blocks=found)
 
     @server.tool(title="Append to memory block", annotations=hints(read_only=False, destructive=False, idempotent=False))
@@ -42,7 +42,7 @@ def register_block_tools(server: MCPServer, rt: ToolRuntime) -> None:
     ) -> BlockResult:
         """Add a line to a core memory block: facts about the user go in user, this project's durable context in project, how you should behave in persona."""
         with mcp_errors():
-            block = await rt.run(rt.engine.blocks.append, label, text, rt.project_for(ctx), rt.client_for(ctx))
+            block = await rt.run(rt.engine.blocks.append, label, text, await rt.resolve_project(ctx), rt.client_for(ctx))
         return BlockResult(block=block)
 
     @server.tool(title="Replace in memory block", annotations=hints(read_only=False, destructive=False, idempotent=False))
@@ -55,7 +55,7 @@ def register_block_tools(server: MCPServer, rt: ToolRuntime) -> None:
     ) -> BlockResult:
         """Change one exact passage of a core memory block, to correct, update or shorten what it says (an empty new text deletes the passage)."""
         with mcp_errors():
-            block = await rt.run(rt.engine.blocks.replace, label, old, new, rt.project_for(ctx), rt.client_for(ctx))
+            block = await rt.run(rt.engine.blocks.replace, label, old, new, await rt.resolve_project(ctx), rt.client_for(ctx))
         return BlockResult(block=block)
 
     @server.tool(title="Rewrite memory block", annotations=hints(read_only=False, destructive=True, idempotent=True))
@@ -71,7 +71,7 @@ def register_block_tools(server: MCPServer, rt: ToolRuntime) -> None:
     ) -> BlockResult:
         """Replace the whole text of a core memory block to reorganise or condense it, or create a block of your own for this project under a new label."""
         with mcp_errors():
-            block = await rt.run(rt.engine.blocks.rewrite, label, value, rt.project_for(ctx), rt.client_for(ctx),
+            block = await rt.run(rt.engine.blocks.rewrite, label, value, await rt.resolve_project(ctx), rt.client_for(ctx),
                                  limit=limit, description=description)
         return BlockResult(block=block)
 
@@ -80,5 +80,5 @@ def register_block_tools(server: MCPServer, rt: ToolRuntime) -> None:
                                  "created), in the caller's project.", mime_type="text/plain")
     async def memory_block_resource(label: str, ctx: Context) -> str:
         with mcp_errors():
-            block = await rt.run(rt.engine.blocks.get, label, rt.project_for(ctx))
+            block = await rt.run(rt.engine.blocks.get, label, await rt.resolve_project(ctx))
         return block.value

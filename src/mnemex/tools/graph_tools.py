@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
+from mcp.types import CallToolResult
 from pydantic import Field
 
+from mnemex import render
 from mnemex.models import Memory
 from mnemex.tools.errors import mcp_errors
-from mnemex.tools.memory_tools import MemoryId, hints
+from mnemex.tools.memory_tools import MemoryId, hints, lean
 from mnemex.tools.runtime import ToolRuntime
 from mnemex.views import (
     HistoryResult,
@@ -32,26 +34,42 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
         before: Annotated[int, Field(ge=0, le=20)] = 3,
         after: Annotated[int, Field(ge=0, le=20)] = 3,
         include_history: bool = False,
-    ) -> TimelineResult:
+    ) -> Annotated[CallToolResult, TimelineResult]:
         """Show what was recorded just before and after a memory, to see the context of a search hit without loading everything."""
         with mcp_errors():
             earlier, anchor, later = await rt.run(rt.engine.explore.timeline, id, before=before, after=after,
                                                   include_history=include_history)
-        return timeline_result(earlier, anchor, later)
+        result = timeline_result(earlier, anchor, later)
+        text = render.lines([*(render.hit_line(h, with_score=False) for h in result.earlier),
+                             ">> " + render.hit_line(result.anchor, with_score=False),
+                             *(render.hit_line(h, with_score=False) for h in result.later)])
+        return lean(result, text)
 
     @server.tool(title="Memory history", annotations=hints(read_only=True, destructive=False, idempotent=True))
-    async def memory_history(id: MemoryId) -> HistoryResult:
+    async def memory_history(id: MemoryId) -> Annotated[CallToolResult, HistoryResult]:
         """Show a memory's earlier versions, the chain of memories it superseded or was superseded by, and its audit trail."""
         with mcp_errors():
             h = await rt.run(rt.engine.explore.history, id)
-        return history_result(h)
+        result = history_result(h)
+        text = render.lines([
+            f"{render.short(result.id)}: {len(result.versions)} version(s)",
+            *(f"  v{v.version} {v.at.date().isoformat()} ({v.reason or '-'}): {' '.join(v.content.split())}"
+              for v in result.versions),
+            "supersede chain, oldest first:" if len(result.chain) > 1 else "",
+            *(("  " + render.hit_line(c, with_score=False)) for c in result.chain if len(result.chain) > 1),
+            "audit, newest first:",
+            *(f"  {o.at.isoformat(timespec='seconds')} {o.op} by {o.actor or '-'}" for o in result.audit[:20]),
+        ])
+        return lean(result, "\n".join(line for line in text.split("\n") if line))
 
     @server.tool(title="Link memories", annotations=hints(read_only=False, destructive=False, idempotent=True))
-    async def link_memories(src: MemoryId, dst: MemoryId, relation: RelationName) -> LinkResult:
+    async def link_memories(src: MemoryId, dst: MemoryId, relation: RelationName) -> Annotated[CallToolResult, LinkResult]:
         """Record that one memory causes, elaborates, contradicts, supersedes or relates to another, so later searches can follow the link."""
         with mcp_errors():
             await rt.run(rt.engine.explore.link, src, dst, relation)
-        return LinkResult(src=src, dst=dst, relation=relation)
+            full_src, full_dst = rt.engine.resolve(src) or src, rt.engine.resolve(dst) or dst
+        return lean(LinkResult(src=full_src, dst=full_dst, relation=relation),
+                    f"linked {render.short(full_src)} {relation} {render.short(full_dst)}")
 
     @server.tool(title="Related memories", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def related_memories(
@@ -60,7 +78,7 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
                                             description="list everything about a file, module, tool or service.")] = None,
         max_hops: Annotated[int, Field(ge=1, le=5)] = 2,
         relations: Annotated[list[RelationName], Field(description="Only follow these relation types.")] = [],
-    ) -> RelatedResult:
+    ) -> Annotated[CallToolResult, RelatedResult]:
         """Follow the relations of a memory (causes, supersedes, elaborates, related) or gather every memory about one entity."""
         if (id is None) == (entity is None):
             from mcp.shared.exceptions import MCPError
@@ -70,6 +88,10 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
         with mcp_errors():
             if entity is not None:
                 found: list[Memory] = await rt.run(rt.engine.explore.about_entity, entity)
-                return entity_result(found)
-            walk = await rt.run(rt.engine.explore.related, id, max_hops=max_hops, types=relations or None)
-        return related_result(walk)
+                result = entity_result(found)
+            else:
+                walk = await rt.run(rt.engine.explore.related, id, max_hops=max_hops, types=relations or None)
+                result = related_result(walk)
+        text = render.lines([f"{r.relation} ({r.hops} hop{'s' if r.hops > 1 else ''}): "
+                             + render.hit_line(r.memory, with_score=False) for r in result.results])
+        return lean(result, text or "No related memories.")

@@ -6,11 +6,13 @@
 * `entities`: which memories mention an entity (entity hubs);
 * `purge`: removing a memory's content from all of the above while keeping the op rows;
 * `blocks`: core memory blocks (always in the agent's context) and every version of each;
+* `capture`: the session log of the agent's captured tool use and per-project tool statistics;
 * `database`: the file, its schema and migrations, connections and transactions.
 """
 
 from mnemex.store.journal.audit import AuditLog, OpRecord
 from mnemex.store.journal.blocks import BlockRecord, BlockVersion, CoreBlocks
+from mnemex.store.journal.capture import CaptureEvent, CaptureLog, ToolStat
 from mnemex.store.journal.database import AUDIT_LEVELS, SCHEMA_VERSION, TOMBSTONE, Database
 from mnemex.store.journal.entities import EntityIndex
 from mnemex.store.journal.history import VersionHistory, VersionRecord
@@ -18,7 +20,7 @@ from mnemex.store.journal.purge import Purges
 from mnemex.store.journal.relations import PROTECTED_RELATIONS, Relation, RelationGraph, RelationType
 
 
-class Journal(CoreBlocks, Purges, VersionHistory, RelationGraph, EntityIndex, AuditLog, Database):
+class Journal(CaptureLog, CoreBlocks, Purges, VersionHistory, RelationGraph, EntityIndex, AuditLog, Database):
     """The SQLite journal at `path` (created with its schema on open); see the module docstring.
 
     `level` filters the audit log: off records nothing, writes records write ops, reads also
@@ -27,6 +29,6 @@ class Journal(CoreBlocks, Purges, VersionHistory, RelationGraph, EntityIndex, Au
 
 
 __all__ = [
-    "AUDIT_LEVELS", "PROTECTED_RELATIONS", "SCHEMA_VERSION", "TOMBSTONE", "BlockRecord", "BlockVersion", "Journal",
-    "OpRecord", "Relation", "RelationType", "VersionRecord",
+    "AUDIT_LEVELS", "PROTECTED_RELATIONS", "SCHEMA_VERSION", "TOMBSTONE", "BlockRecord", "BlockVersion",
+    "CaptureEvent", "Journal", "OpRecord", "Relation", "RelationType", "ToolStat", "VersionRecord",
 ]

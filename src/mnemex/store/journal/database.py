@@ -22,7 +22,7 @@ from mnemex.models import utcnow
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -66,6 +66,20 @@ _MIGRATIONS = {
         "CREATE TABLE IF NOT EXISTS block_versions (project TEXT NOT NULL, label TEXT NOT NULL, "
         "version INTEGER NOT NULL, value TEXT NOT NULL, char_limit INTEGER NOT NULL, op TEXT NOT NULL, "
         "actor TEXT, ts TEXT NOT NULL, PRIMARY KEY (project, label, version))")),
+    # Version 5: the session log of captured tool use (once per event id) and per-project tool statistics.
+    5: ("captured tool use", (
+        "CREATE TABLE IF NOT EXISTS capture_events (id TEXT PRIMARY KEY, session TEXT NOT NULL, project TEXT NOT NULL, "
+        "at TEXT NOT NULL, at_epoch REAL NOT NULL, kind TEXT NOT NULL, tool TEXT NOT NULL, key TEXT NOT NULL, "
+        "ref TEXT NOT NULL, text TEXT NOT NULL, error TEXT NOT NULL, failed INTEGER NOT NULL, exit INTEGER, "
+        "duration_ms INTEGER, files TEXT NOT NULL, memory_id TEXT)",
+        "CREATE INDEX IF NOT EXISTS capture_session ON capture_events (session, project, at_epoch)",
+        "CREATE INDEX IF NOT EXISTS capture_memory ON capture_events (memory_id)",
+        "CREATE INDEX IF NOT EXISTS capture_tool ON capture_events (project, tool, key, at_epoch)",
+        "CREATE TABLE IF NOT EXISTS tool_stats (project TEXT NOT NULL, tool TEXT NOT NULL, key TEXT NOT NULL, "
+        "runs INTEGER NOT NULL, failures INTEGER NOT NULL, timed INTEGER NOT NULL, total_ms INTEGER NOT NULL, "
+        "last_at TEXT NOT NULL, PRIMARY KEY (project, tool, key))",
+        "CREATE TABLE IF NOT EXISTS capture_learnt (source TEXT PRIMARY KEY, memory_id TEXT NOT NULL, "
+        "digest TEXT NOT NULL, at TEXT NOT NULL)")),
 }
 
 

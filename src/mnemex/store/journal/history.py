@@ -36,3 +36,11 @@ class VersionHistory(Database):
         rows = self._conn().execute("SELECT * FROM versions WHERE memory_id = ? ORDER BY version", (memory_id,))
         return [VersionRecord(r[0], r[1], datetime.fromisoformat(r[2]), r[3], _loads(r[4]), r[5], bool(r[6]))
                 for r in rows.fetchall()]
+
+
+    def ids_with_prefix(self, prefix: str, limit: int = 5) -> list[str]:
+        """Ids of memories with a (not purged) version whose id starts with `prefix`."""
+        rows = self._conn().execute(
+            "SELECT DISTINCT memory_id FROM versions WHERE memory_id >= ? AND memory_id < ? AND purged = 0 "
+            "ORDER BY memory_id LIMIT ?", (prefix, prefix + "~", int(limit)))
+        return [r[0] for r in rows.fetchall()]

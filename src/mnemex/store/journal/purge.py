@@ -58,8 +58,12 @@ class Purges(AuditLog):
             queries = self._scrub_queries(con, memory_id, texts)
             con.execute("DELETE FROM entity_index WHERE memory_id = ?", (memory_id,))
             con.execute("UPDATE relations SET detail = NULL WHERE src = ? OR dst = ?", (memory_id, memory_id))
+            captured = con.execute("UPDATE capture_events SET text = ?, ref = '', error = '', files = '', key = '' "
+                                   "WHERE memory_id = ?", (TOMBSTONE, memory_id)).rowcount
             con.execute("DELETE FROM purges WHERE memory_id = ?", (memory_id,))
             counts = {"versions": versions, "ops": own, "other_ops": len(others), "queries": queries}
+            if captured:
+                counts["captured"] = captured
             if self._rank >= 1:
                 self._insert_op(con, "purge", memory_id, actor, None, None, counts)
         # Fold the WAL back so the old page images holding the content are gone from disk too.
