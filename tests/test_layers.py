@@ -17,7 +17,7 @@ RANK = {
     "engine": 2,
     "strategies": 3, "views": 3, "render": 3,
     "tools": 4, "capture": 4,
-    "server": 5, "cli": 5, "clients": 5, "doctor": 5, "__main__": 5,
+    "server": 5, "cli": 5, "clients": 5, "doctor": 5, "__main__": 5, "entry": 5,
 }
 ROOT = Path(mnemex.__file__).parent
 

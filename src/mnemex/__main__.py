@@ -1,3 +1,5 @@
-from mnemex.cli import main
 import sys
+
+from mnemex.entry import main
+
 sys.exit(main())

@@ -16,13 +16,14 @@ from typing import Any, Iterator, Sequence
 from mnemex import __version__
 from mnemex.clients import CLIENTS
 from mnemex.errors import MnemexError
+from mnemex.entry import run_hook
 from mnemex.private import private_umask
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
-        return run_hook()  # the fast path: no parser, no settings model
+        return run_hook()  # the console script takes this path before importing this module
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -38,19 +39,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-
-
-def run_hook() -> int:
-    """`mnemex hook`: one hook event; context from the store's daemon. Always 0."""
-    private_umask()
-    from mnemex.capture.hook import main as hook_main
-
-    def daemon_context():  # imported only by the events that inject (http.client costs ~0.1 s)
-        from mnemex.server.hook_context import DaemonContext
-
-        return DaemonContext()
-
-    return hook_main(context_factory=daemon_context)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 
 def detect_project(cwd: Path | str | None = None) -> str:
@@ -23,6 +22,8 @@ def detect_project(cwd: Path | str | None = None) -> str:
 def project_of_roots(roots: Any) -> str | None:
     """The project of an MCP client's roots (`roots/list` result's `roots`, as objects or dicts):
     the git root of the first `file://` root, or None when there is none."""
+    from urllib.parse import unquote, urlsplit  # only for roots (the hook path stays light)
+
     for root in roots if isinstance(roots, (list, tuple)) else []:
         uri = root.get("uri") if isinstance(root, dict) else getattr(root, "uri", None)
         parts = urlsplit(str(uri or ""))

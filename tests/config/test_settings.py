@@ -4,6 +4,7 @@ documented once, and the documented file generated from it."""
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
@@ -82,3 +83,19 @@ def test_the_configured_gate_reaches_the_write_path(tmp_path, embedder):
             engine.close()
     assert outcomes[0.92] == WriteAction.REINFORCED
     assert outcomes[0.999] != WriteAction.REINFORCED
+
+
+@pytest.mark.parametrize("xdg", [None, "", "  ", "/srv/xdg"])
+def test_default_dirs_are_platformdirs_own(monkeypatch, xdg):
+    """The hook spells out the platform's user dirs (platformdirs is slow to import): the same paths."""
+    import platformdirs
+
+    from mnemex.config.defaults import default_config_file, default_data_dir
+
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        if xdg is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, xdg)
+    assert default_data_dir() == Path(platformdirs.user_data_dir("mnemex", appauthor=False))
+    assert default_config_file() == Path(platformdirs.user_config_dir("mnemex", appauthor=False)) / "config.toml"

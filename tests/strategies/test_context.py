@@ -137,3 +137,17 @@ def test_each_strategy_injects_what_it_promises(filled) -> None:
     assert '<memory_block label="user"' in editing.text
     context = STRATEGIES["context"].session_context(b, project=PROJECT, session_id="c1", budget=1500)
     assert "What matters in this project" in context.text and "Prefers British spelling" in context.text
+
+
+def test_a_one_line_preview_shows_the_part_of_a_long_memory_the_task_is_about() -> None:
+    from mnemex.strategies.context import excerpt
+
+    text = ("The checkout service was split out of the monolith in March. It talks to payments over gRPC. "
+            "Its integration tests need `docker compose up db redis` first, or they hang on connect. "
+            "The team reviews its pull requests on Tuesdays and Thursdays, and releases go out on Mondays.")
+    line = excerpt(text, 100, "why do the integration tests hang?")
+    assert "docker compose up db redis" in line and line.startswith("… ") and len(line) <= 110
+    assert excerpt(text, 100).startswith("The checkout service") and excerpt(text, 100).endswith("…")
+    assert excerpt(text, 100, "unrelated words entirely") == excerpt(text, 100)  # nothing shared: the start
+    short = "Releases go out on Mondays after the Friday freeze."
+    assert excerpt(short, 40, "releases") == short  # barely longer than the line: shown whole

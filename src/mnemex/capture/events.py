@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
-from datetime import datetime, timezone
+import time
 from pathlib import Path
 from typing import Any
 
@@ -49,11 +48,12 @@ def project_of(payload: dict[str, Any], env: dict[str, str] | None = None) -> st
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    now = time.time()  # as datetime.now(timezone.utc).isoformat(timespec="milliseconds"), without datetime
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}+00:00"
 
 
 def base_record(payload: dict[str, Any], kind: str, project: str) -> dict[str, Any]:
-    return {"v": SCHEMA, "id": uuid.uuid4().hex, "at": now_iso(), "kind": kind,
+    return {"v": SCHEMA, "id": os.urandom(16).hex(), "at": now_iso(), "kind": kind,
             "event": str(payload.get("hook_event_name") or ""), "session": _text(payload.get("session_id"), 200),
             "project": project}
 

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from mnemex.config import defaults as d
 
 
-@dataclass(frozen=True, slots=True)
-class HookSettings:
+class HookSettings(NamedTuple):
     data_dir: Path
     enabled: bool = d.CAPTURE_ENABLED
     tools: tuple[str, ...] = d.CAPTURE_TOOLS
@@ -48,7 +45,10 @@ def read_hook_settings(env: Mapping[str, str] | None = None) -> HookSettings:
     data: dict[str, Any] = {}
     path = Path(env["MNEMEX_CONFIG"]).expanduser() if env.get("MNEMEX_CONFIG") else d.default_config_file()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        import tomllib  # only when there is a config file (5 ms of the hook's start)
+
+        data = tomllib.loads(text)
     except (OSError, ValueError):
         data = {}
     section = data.get("capture") if isinstance(data.get("capture"), dict) else {}

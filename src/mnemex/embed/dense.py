@@ -157,8 +157,16 @@ class FastEmbedder:
         if not texts:
             return []
         self.load()
+        # a batch is padded to its longest text: embedding in order of length keeps short texts
+        # (tool events, most memories) out of long texts' batches. Same vectors, 2.3x faster on
+        # captured tool events (benchmarks/capture.py).
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with self._lock:
-            return [vec.tolist() for vec in self._model.embed(list(texts), batch_size=64)]
+            vectors = list(self._model.embed([texts[i] for i in order], batch_size=64))
+        out: list[list[float]] = [[] for _ in texts]
+        for vec, i in zip(vectors, order):
+            out[i] = vec.tolist()
+        return out
 
     def embed_query(self, text: str) -> list[float]:
         cached = self._cache.get(text)

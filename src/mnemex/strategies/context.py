@@ -89,77 +89,85 @@ class ContextBuilder:
               standing: bool = True, fusion: str = "linear") -> Packed:
         """The context for `req`: core blocks and pinned memories first (when asked), then the
         memories relevant to the task — or, without a task, the project's standing knowledge
-        (unless `standing` is False) — packed into `req.budget` tokens."""
+        (unless `standing` is False) — packed into `req.budget` tokens (the whole output, its
+        header, titles and footer included)."""
         s = self.settings
         if req.task and is_trivial(req.task):
             return Packed("")
         header = self._header(req.project)
         used = estimate_tokens(header) + estimate_tokens(FOOTER)
-        sections: list[str] = []
-        ids: list[str] = []
-        full: list[str] = []
+        blocks = ""
         reasons: dict[str, int] = {}
         if with_blocks and self.blocks is not None:
             blocks = (self.blocks(req.project) or "").strip()
             if blocks and used + estimate_tokens(blocks) <= req.budget:
-                sections.append(blocks)
                 used += estimate_tokens(blocks)
+            else:
+                blocks = ""
         pinned = self._pinned(req) if with_pinned else []
-        lists = [pinned]
         ranked = self._candidates(req) if (req.task or standing) else []
-        lists.append(ranked)
-        items = self._rank(lists, fusion)
-        lines_pinned: list[str] = []
-        lines_rest: list[str] = []
+        items = self._rank([pinned, ranked], fusion)
+        # each section: its title, then (line, memory id, whole) in the order packed
+        sections: dict[str, list[tuple[str, str, bool]]] = {
+            "Pinned:": [], "Relevant to this task:" if req.task else "What matters in this project:": [],
+            "Latest sessions here:": []}
+        pinned_title, rest_title, recent_title = sections
         seen: set[str] = set(req.exclude)
         left = 0
+
+        def fits(line: str, title: str) -> bool:
+            nonlocal used, left
+            cost = estimate_tokens(line) + 1 + (0 if sections[title] else estimate_tokens(title) + 2)
+            if used + cost > req.budget:
+                reasons["budget"] = reasons.get("budget", 0) + 1
+                left += 1
+                return False  # greedy: a shorter one further down may still fit
+            used += cost
+            return True
+
+        pinned_ids = {p.memory.id for p in pinned}
         for item in items:
             m = item.memory
             if m.id in seen:
                 continue
             seen.add(m.id)
-            why = self._excluded(item, pinned_ids={p.memory.id for p in pinned})
+            why = self._excluded(item, pinned_ids=pinned_ids)
             if why:
                 reasons[why] = reasons.get(why, 0) + 1
                 left += 1
                 continue
             whole = m.pinned or (item.confidence if item.confidence is not None else m.importance) >= s.full_text_at
-            line = self._format(m, whole)
-            cost = estimate_tokens(line) + 1
-            if used + cost > req.budget:
-                reasons["budget"] = reasons.get("budget", 0) + 1
-                left += 1
-                continue  # greedy: a shorter one further down may still fit
-            used += cost
-            (lines_pinned if m.pinned else lines_rest).append(line)
-            ids.append(m.id)
-            if whole:
-                full.append(m.id)
-        if lines_pinned:
-            sections.append("Pinned:\n" + "\n".join(lines_pinned))
-        if lines_rest:
-            sections.append(("Relevant to this task:\n" if req.task else "What matters in this project:\n")
-                            + "\n".join(lines_rest))
+            line = self._format(m, whole, task=req.task)
+            title = pinned_title if m.pinned else rest_title
+            if fits(line, title):
+                sections[title].append((line, m.id, whole))
         if not req.task and standing:
-            recent: list[str] = []
             for m in self._recent_sessions(req, seen):
                 line = self._format(m, False, limit=2 * s.line_chars)
-                cost = estimate_tokens(line) + 1
-                if used + cost > req.budget:
-                    reasons["budget"] = reasons.get("budget", 0) + 1
-                    left += 1
-                    continue
-                used += cost
-                recent.append(line)
-                ids.append(m.id)
-            if recent:
-                sections.append("Latest sessions here:\n" + "\n".join(recent))
+                if fits(line, recent_title):
+                    sections[recent_title].append((line, m.id, False))
+        text = self._assemble(header, blocks, sections)
+        while text and estimate_tokens(text) > req.budget:  # joins may tokenize a little longer
+            last = next((t for t in (recent_title, rest_title, pinned_title) if sections[t]), None)
+            if last is None:
+                break
+            sections[last].pop()
+            reasons["budget"] = reasons.get("budget", 0) + 1
+            left += 1
+            text = self._assemble(header, blocks, sections)
         if left:
             log.debug("context left out %d memories: %s", left, reasons)
-        if not sections:
+        if not text:
             return Packed("", (), (), 0, left, reasons)
-        text = header + "\n" + "\n\n".join(sections) + "\n" + FOOTER
-        return Packed(text, tuple(ids), tuple(full), estimate_tokens(text), left, reasons)
+        packed = [entry for lines in sections.values() for entry in lines]
+        return Packed(text, tuple(i for _, i, _ in packed), tuple(i for _, i, whole in packed if whole),
+                      estimate_tokens(text), left, reasons)
+
+    @staticmethod
+    def _assemble(header: str, blocks: str, sections: dict[str, list[tuple[str, str, bool]]]) -> str:
+        parts = ([blocks] if blocks else []) + [title + "\n" + "\n".join(line for line, _, _ in lines)
+                                                for title, lines in sections.items() if lines]
+        return header + "\n" + "\n\n".join(parts) + "\n" + FOOTER if parts else ""
 
     def for_session(self, session_id: str | None, req: ContextRequest, **options) -> Packed:
         """`build`, leaving out what this session already received, and remembering what it gets."""
@@ -244,15 +252,53 @@ class ContextBuilder:
         return (f"<mnemex-memory{where}>\nFrom your long-term memory of earlier sessions (newer statements win; "
                 f"recall_memory takes the ids).")
 
-    def _format(self, m: Memory, whole: bool, limit: int | None = None) -> str:
+    def _format(self, m: Memory, whole: bool, limit: int | None = None, task: str = "") -> str:
         day = m.created_at.date().isoformat()
         scope = "" if m.scope == Scope.PROJECT else f" · {m.scope.value}"
         tag = f"[{m.kind.value} · {day}{scope} · {short_id(m.id)}]"
         text = " ".join(m.content.split())
         if not whole:
-            limit = limit or self.settings.line_chars
-            text = text if len(text) <= limit else text[: limit - 1] + "…"
+            text = excerpt(text, limit or self.settings.line_chars, task)
         return f"- {tag} {text}"
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_TERM = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]", re.I)
+#: Words too common to say which part of a memory a task is about.
+_COMMON = frozenset("the a an and or of to in on at for with is are was were be been it this that what which who "
+                    "how when where why did does do has have had can could would should will i you we they he she "
+                    "my your our their his her its from by as about into".split())
+#: A text at most this much longer than the line is shown whole: cutting it would save little.
+WHOLE_SLACK = 1.5
+
+
+def excerpt(text: str, limit: int, task: str = "") -> str:
+    """One line of at most about `limit` characters: the whole text when it is barely longer,
+    else the sentences that share most words with `task` (the start without a task), with "…"
+    where text was cut."""
+    if len(text) <= limit * WHOLE_SLACK:
+        return text
+    terms = {w.lower() for w in _TERM.findall(task)} - _COMMON
+    sentences = _SENTENCE.split(text)
+    if not terms or len(sentences) == 1:
+        return text[: limit - 1] + "…"
+    scores = [len(terms & {w.lower() for w in _TERM.findall(x)}) for x in sentences]
+    best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
+    if scores[best] == 0:
+        return text[: limit - 1] + "…"
+    lo = hi = best
+    size = len(sentences[best])
+    while True:  # widen around the best sentence, the better neighbour first, while it fits
+        options = [i for i in (lo - 1, hi + 1) if 0 <= i < len(sentences) and size + 1 + len(sentences[i]) <= limit]
+        if not options:
+            break
+        pick = max(options, key=lambda i: (scores[i], -abs(i - best)))
+        size += 1 + len(sentences[pick])
+        lo, hi = min(lo, pick), max(hi, pick)
+    body = " ".join(sentences[lo:hi + 1])
+    if len(body) > limit:
+        body = body[: limit - 1] + "…"
+    return ("… " if lo > 0 else "") + body + (" …" if hi < len(sentences) - 1 and not body.endswith("…") else "")
 
 
 FOOTER = "</mnemex-memory>"

@@ -16,9 +16,7 @@ public by design and kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from mnemex.config import defaults as d
 from mnemex.engine.write.redact.rules import RULES, Limits, kind_of
@@ -35,8 +33,7 @@ MARKER = "[REDACTED:{kind}]"
 
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """One redacted secret: its kind and its span [start, end) in the *input* text."""
 
     kind: str
@@ -44,8 +41,7 @@ class Finding:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Redaction:
+class Redaction(NamedTuple):
     """The text with every secret replaced by a marker, and what was replaced (in text order)."""
 
     text: str

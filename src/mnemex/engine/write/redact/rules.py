@@ -9,16 +9,14 @@ generic "value of a *_TOKEN assignment" reading of the same characters.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from mnemex.engine.write.redact import values as sv
 
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     """The numeric knobs of the rules (see `RedactionConfig`)."""
 
     min_token_length: int
@@ -27,8 +25,7 @@ class Limits:
     context_window: int
 
 
-@dataclass(frozen=True, slots=True)
-class SecretRule:
+class SecretRule(NamedTuple):
     kind: str
     pattern: re.Pattern[str]
     priority: int
