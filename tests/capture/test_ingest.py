@@ -86,7 +86,7 @@ def test_the_episode_grows_with_the_session_and_a_fix_met_again_adds_no_twin(eng
     ingester.ingest(_spool_flow(settings, SESSION_FLOW[:-1]))  # up to Stop
     [episode] = _of_kind(engine, MemoryKind.EPISODE)
     ingester.ingest(_spool_flow(settings, ("post_tool_use_read", "session_end"),
-                                tool_input={"file_path": "/home/dev/shop/README.md"}))
+                                tool_input={"file_path": "/home/dev/shop/README.md"}, tool_use_id="toolu_readme"))
     [grown] = _of_kind(engine, MemoryKind.EPISODE)
     assert grown.id == episode.id and grown.content != episode.content and "README.md" in grown.content
     versions = engine.explore.history(episode.id)["versions"]

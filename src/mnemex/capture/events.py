@@ -52,8 +52,21 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}+00:00"
 
 
+def event_id(payload: dict[str, Any]) -> str:
+    """A tool use's event id comes from its session and `tool_use_id`, so the same use handed to
+    the daemon and then spooled by the hook itself (no answer in time) is ingested once."""
+    use = payload.get("tool_use_id")
+    if isinstance(use, str) and use:
+        import hashlib
+
+        seed = f"{payload.get('session_id') or ''}\x00{use}".encode("utf-8", "replace")
+        return hashlib.sha256(seed).hexdigest()[:32]
+    return os.urandom(16).hex()
+
+
 def base_record(payload: dict[str, Any], kind: str, project: str) -> dict[str, Any]:
-    return {"v": SCHEMA, "id": os.urandom(16).hex(), "at": now_iso(), "kind": kind,
+    return {"v": SCHEMA, "id": event_id(payload) if kind == "tool" else os.urandom(16).hex(), "at": now_iso(),
+            "kind": kind,
             "event": str(payload.get("hook_event_name") or ""), "session": _text(payload.get("session_id"), 200),
             "project": project}
 

@@ -113,7 +113,11 @@ class Ingester:
         report.events = len(events)
         journal = self.engine.journal
         known = journal.known_events([e.id for e in events])
-        fresh = [e for e in events if e.id not in known]
+        fresh: list[CaptureEvent] = []
+        for e in events:  # once each: a use handed to the daemon may also have been spooled by its hook
+            if e.id not in known:
+                known.add(e.id)
+                fresh.append(e)
         report.repeated = len(events) - len(fresh)
         report.stored = self._store_tool_events([e for e in fresh if e.kind == "tool"])
         journal.log_events(fresh)
