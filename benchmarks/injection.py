@@ -9,8 +9,11 @@ UserPromptSubmit gets it):
 
 * on-topic: the questions of the project itself — the share of their expected memories that
   are injected (whole or as a line);
-* off-topic: the other project's questions asked here (another codebase: nothing here answers
-  them) — how many memories are injected per prompt, and for how many prompts anything is.
+* off-topic: questions about something else entirely — LoCoMo dev's questions about people's
+  lives (`--offtopic`, default ../shared/bench/locomo/locomo-dev.json, the first 200) asked in
+  each project: how many memories are injected per prompt, and for how many prompts anything is.
+  (The other coding project's questions are no test of this: generic developer questions such
+  as "how do I start the datastores locally" are rightly answered by this project's memories.)
 
 `injection.min_relevance` (the floor) trades one against the other; each floor is one row.
 """
@@ -32,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--floors", default="0.3,0.2,0.1")
     ap.add_argument("--budget", type=int, default=600)
+    ap.add_argument("--offtopic", default=str(DATA.parent.parent.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"))
+    ap.add_argument("--offtopic-n", type=int, default=200)
     args = ap.parse_args(argv)
 
     from benchmarks.coding import case_id, case_memories
@@ -41,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     from mnemex.strategies.context import ContextBuilder, ContextRequest
 
     sets = [json.loads((DATA / name).read_text()) for name in ("coding_bench.json", "coding_bench_2.json")]
+    if not Path(args.offtopic).exists():
+        raise SystemExit(f"injection benchmark: no off-topic questions at {args.offtopic} (pass --offtopic)")
+    offtopic = [qa["question"] for sample in json.loads(Path(args.offtopic).read_text())
+                for qa in sample["qa"]][: args.offtopic_n]
     rows = []
     with tempfile.TemporaryDirectory(prefix="mnemex-injection-") as tmp:
         engine = build_engine(Settings(data_dir=Path(tmp)), default_project=sets[0]["project"])
@@ -50,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             for floor in (float(f) for f in args.floors.split(",")):
                 builder = ContextBuilder(engine, InjectionSettings(min_relevance=floor))
                 found, wanted, off_counts = 0, 0, []
-                for i, data in enumerate(sets):
-                    other = sets[1 - i]
+                for data in sets:
                     for case in data["cases"]:
                         expect = {case_id(k) for k in case.get("expect", [])}
                         if not expect:
@@ -60,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                                                with_blocks=False, with_pinned=False)
                         found += len(expect & set(packed.ids))
                         wanted += len(expect)
-                    for case in other["cases"]:
-                        packed = builder.build(ContextRequest(data["project"], task=case["query"], budget=args.budget),
+                    for question in offtopic:
+                        packed = builder.build(ContextRequest(data["project"], task=question, budget=args.budget),
                                                with_blocks=False, with_pinned=False)
                         off_counts.append(len(packed.ids))
                 rows.append((floor, 100 * found / wanted, statistics.fmean(off_counts),
