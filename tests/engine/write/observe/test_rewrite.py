@@ -33,6 +33,10 @@ REWRITE_CASES = [
     ("- we use black\n- I prefer ruff", "- The team uses black\n- User prefers ruff"),
     ('I said "I hate spaces" and `I = my_var` stays', 'User said "I hate spaces" and `I = my_var` stays'),
     ("I/O is slow in us-east-1", "I/O is slow in us-east-1"),
+    ("We chose Postgres because we need multi-row transactions.",
+     "The team chose Postgres because the team needs multi-row transactions."),
+    ("We need not pin it; we embed the docs and we agreed on it.",
+     "The team need not pin it; the team embeds the docs and the team agreed on it."),
 ]
 
 
@@ -43,7 +47,8 @@ def test_third_person(text, expected):
 
 @pytest.mark.parametrize(("verb", "expected"), [
     ("prefer", "prefers"), ("do", "does"), ("go", "goes"), ("have", "has"), ("try", "tries"), ("push", "pushes"),
-    ("fix", "fixes"), ("play", "plays"), ("decided", "decided"), ("chose", "chose"), ("can", "can")])
+    ("fix", "fixes"), ("play", "plays"), ("decided", "decided"), ("chose", "chose"), ("can", "can"),
+    ("need", "needs"), ("agreed", "agreed"), ("embed", "embeds")])
 def test_third_person_verb(verb, expected):
     assert third_person_verb(verb) == expected
 

@@ -50,7 +50,10 @@ def mask(text: str) -> Masked:
 # ------------------------------------------------------------- third person
 _MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "must", "may", "might", "did",
                      "was", "were", "had", "am", "cannot", "can't", "won't", "wouldn't", "shouldn't",
-                     "couldn't", "didn't", "wasn't", "weren't", "hadn't", "need", "ought"})
+                     "couldn't", "didn't", "wasn't", "weren't", "hadn't", "ought"})
+#: Present-tense verbs that end like a past form ("we need" -> "the team needs", not "need").
+_PRESENT_ED = frozenset({"need", "feed", "seed", "proceed", "succeed", "exceed", "speed", "breed", "bleed", "heed",
+                         "embed", "shed", "shred"})
 _ADVERBS = ("really|also|usually|always|never|still|just|generally|strongly|personally|definitely|often|"
             "sometimes|rarely|mostly|only|actually|normally|typically|mainly|already|now|currently|no longer")
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "are": "is"}
@@ -64,7 +67,8 @@ def third_person_verb(verb: str) -> str:
     """The he/she/it form of a present-tense verb: prefer -> prefers, do -> does, try -> tries;
     past forms and modals stay as they are."""
     low = verb.lower()
-    if low in _MODALS or low in _PAST_IRREGULAR or low.endswith("ed") or not verb.isalpha() or not verb.islower():
+    if (low in _MODALS or low in _PAST_IRREGULAR or (low.endswith("ed") and low not in _PRESENT_ED)
+            or not verb.isalpha() or not verb.islower()):
         return verb
     if low in _IRREGULAR:
         return _IRREGULAR[low]
@@ -87,7 +91,10 @@ def _agree(m: re.Match[str], subject: str) -> str:
     adverb, negation = m.group("adv") or "", m.group("neg")
     if negation:
         return f"{subject} {adverb}{'does not' if negation == 'do not' else 'doesn' + chr(39) + 't'}"
-    return f"{subject} {adverb}{third_person_verb(m.group('verb'))}"
+    verb = m.group("verb")
+    if verb.lower() == "need" and re.match(r"\s+not\b", m.string[m.end():]):
+        return f"{subject} {adverb}{verb}"  # "need not": the modal stays
+    return f"{subject} {adverb}{third_person_verb(verb)}"
 
 
 _I_CONTRACTED = [(re.compile(rf"\b(?:{p})\b"), r) for p, r in _I_FORMS]
