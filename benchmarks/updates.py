@@ -205,7 +205,8 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
         if above or first_current is None or first_current >= 5:
             stale_cases.append((u["id"], u["kind"], u["question"], first_current, stale[:1],
                                 [r.memory.content[:90] for r in got[:3]]))
-    look = []
+    look: list[bool] = []
+    look1: list[bool] = []
     by_kind: dict[str, list[bool]] = defaultdict(list)
     for s in data["separate"]:
         flt = engine.default_filter(project=s["project"])
@@ -213,12 +214,13 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
             got = engine.search(q["question"], filter=flt, limit=5, now=now, **options)
             hit = any(q["answer"].lower() in r.memory.content.lower() for r in got)
             look.append(hit)
+            look1.append(bool(got) and q["answer"].lower() in got[0].memory.content.lower())
             by_kind[s["kind"]].append(hit)
     n = len(recs)
     return {"questions": n, "r1": sum(r["r1"] for r in recs) / n, "r5": sum(r["r5"] for r in recs) / n,
             "stale_above": sum(r["stale_above"] for r in recs) / n,
             "stale_returned": sum(r["stale_returned"] for r in recs) / n, "stale_marked": marked,
-            "lookalike_r5": sum(look) / len(look), "lookalike_by_kind": {k: f"{sum(v)}/{len(v)}" for k, v in
+            "lookalike_r5": sum(look) / len(look), "lookalike_r1": sum(look1) / len(look1), "lookalike_by_kind": {k: f"{sum(v)}/{len(v)}" for k, v in
                                                                            sorted(by_kind.items())},
             "misses": stale_cases}
 
@@ -244,11 +246,11 @@ def report(name: str, res: dict[str, Any]) -> str:
              f"{100 * w['recall']:.1f}%, precision {100 * w['precision']:.1f}% "
              f"(wrong supersedes {w['wrong_supersedes']}, look-alikes merged/skipped {w['lookalikes_damaged']})",
              f"recall by kind: {w['recall_by_kind']}", "",
-             "| read recipe | R@1 current | R@5 current | stale above current | stale returned | look-alike R@5 |",
-             "|---|---|---|---|---|---|"]
+             "| read recipe | R@1 current | R@5 current | stale above current | stale returned | look-alike R@1 | R@5 |",
+             "|---|---|---|---|---|---|---|"]
     for recipe, r in res["read"].items():
         lines.append(f"| {recipe} | {100 * r['r1']:.1f} | {100 * r['r5']:.1f} | {100 * r['stale_above']:.1f} | "
-                     f"{100 * r['stale_returned']:.1f} | {100 * r['lookalike_r5']:.1f} |")
+                     f"{100 * r['stale_returned']:.1f} | {100 * r['lookalike_r1']:.1f} | {100 * r['lookalike_r5']:.1f} |")
     first = next(iter(res["read"].values()))
     lines += ["", f"look-alike R@5 by kind: {first['lookalike_by_kind']}"]
     return "\n".join(lines)

@@ -134,12 +134,23 @@ class RetrievalConfig(Frozen):
     dedupe_above: float = Field(1.0, ge=0.0, le=1.0, description="Drop a result whose cosine to a better one is above this; 1 = off (the write path already merges near-duplicates).")
     min_score: float = Field(0.0, ge=0.0, description="Drop results whose final score is below this.")
 
+    # -- what stays current and what is exact
+    resolution: bool = Field(True, description="Read-time resolution: a top result the write gate flagged maybe_outdated_by a newer memory (that statement said something changed about it) is marked outdated_by it and the newer one is put just above it (brought in if the search missed it), never dropped; only when the two are still similar (resolution_floor), not about another environment or component, and the newer one answers the query about as well (resolution_relevance).")
+    resolution_window: int = Field(10, ge=2, le=50, description="How many top results are resolved (at least the limit).")
+    resolution_floor: float = Field(0.45, ge=0.0, le=1.0, description="Least cosine between two results for one to outdate the other.")
+    resolution_relevance: float = Field(0.6, ge=0.0, le=1.0, description="Unless the rules are sure the newer memory replaces the older one, its query cosine must be at least this share of the older one's: a look-alike the query is not about scores lower.")
+    resolution_compare: bool = Field(False, description="Also compare the top results with each other by the write gate's rules (pairs the gate never compared: imported memories, or not neighbours when written). Off: on the coding sets (all memories current) it marked current ones outdated and cost about 5 points of R@1; on the knowledge-update benchmark it did no better than the flags alone.")
+    resolution_uncued: bool = Field(False, description="With resolution_compare: also resolve two results with no change cue and no sure rule that are about the same thing and give different values (the later holds). Off: it marks second settings and siblings.")
+    resolution_about: float = Field(0.5, ge=0.0, le=1.0, description="With resolution_uncued: least aboutness (shared subject, or cosine mapped 0.35-0.7 -> 0-1).")
+    resolution_same: float = Field(1.0, ge=0.0, le=1.0, description="With resolution_uncued, experimental: two results at least this similar count as the same thing changed even with no value told apart (1 = off).")
+
 
 DEFAULT = RetrievalConfig()
 #: Dense and BM25 fused by plain RRF (K=60), nothing else: the naive hybrid baseline.
 PLAIN_RRF = RetrievalConfig(
     fusion="rrf", dense_weight=1.0, sparse_weight=1.0, candidates=50, propagation=False, composite=False,
     decomposition=False, temporal=False, dedupe_above=1.0, intent_routing=False, expansion=False,
+    resolution=False,
 )
 BM25_ONLY = PLAIN_RRF.model_copy(update={"use_dense": False})
 DENSE_ONLY = PLAIN_RRF.model_copy(update={"use_sparse": False})

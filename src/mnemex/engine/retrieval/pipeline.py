@@ -4,7 +4,8 @@ The query is analysed once into a plan (`plan.py`); then each stage, a function 
 candidate table (`stages/`), runs if `RetrievalConfig` switches it on:
   gate → plan → search (dense + BM25 per searched text, fused; parts of a compound question
   fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → diversify
-  (MMR, near-duplicates) → results (confidence, context).
+  (MMR, near-duplicates) → resolve (a newer memory that says otherwise leads, the older one is
+  marked outdated_by) → results (confidence, context).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import diversify
 from mnemex.engine.retrieval.stages.propagate import propagate
 from mnemex.engine.retrieval.stages.rescore import rescore
+from mnemex.engine.retrieval.stages.resolve import resolve
 from mnemex.engine.retrieval.stages.results import results
 from mnemex.engine.retrieval.stages.search import candidates, resolve_anchor
 from mnemex.models import MemoryFilter, utcnow
@@ -74,7 +76,10 @@ class Retriever:
         if cfg.composite:
             order = rescore(order, cands, cfg, plan, window, now, session_id, limit)
         order = diversify(ctx, order, cands, cfg, limit)
-        return results(ctx, order[:limit], cands, cfg, flt, limit)
+        outdated: dict[str, str] = {}
+        if cfg.resolution:
+            order, outdated = resolve(ctx, order, cands, cfg, flt, limit, qvec)
+        return results(ctx, order[:limit], cands, cfg, flt, limit, outdated)
 
 
 def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:

@@ -15,4 +15,9 @@ from mnemex.engine.statements.compare import (
 )
 from mnemex.engine.statements.reading import Statement, read
 
-__all__ = ["DEFAULT_THRESHOLDS", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "read"]
+#: Metadata keys the write path sets and the read path reads: on a new memory, the ids of the
+#: memories it may replace; on an older one, the id of the newer memory that may make it outdated.
+MAY_REPLACE = "may_replace"
+MAYBE_OUTDATED_BY = "maybe_outdated_by"
+
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "read"]

@@ -112,6 +112,8 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     gone = frozenset(v for v in old_vals if v.text not in new_texts)
     came = frozenset(v for v in new_vals if v.text not in old.value_texts)
     typed = any(compatible(g, c) for g in gone for c in came)
+    old_settings, new_settings = dict(old.settings), dict(new.settings)
+    typed = typed or any(new_settings[k] != v for k, v in old_settings.items() if k in new_settings)
     gone_names = (old.names - new.names) | (old.names & new.left)
     came_names = new.names - old_keys - new.left
     missing = frozenset(old_keys - new_keys)
@@ -181,19 +183,24 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     changed = e.typed_change or e.swapped
     what = _what(e)
     sure = ""
+    resets = sorted(k for k, v in new.settings if dict(old.settings).get(k, v) != v)
     if new.restating and not e.left_hit:
         cue = 0.0  # "as before", "still", "nothing changed": it says what holds, not what changed
-    if e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity):
+    if resets and about >= limits.maybe:  # one key holds one value: KEY=redis after KEY=database
+        sure = f"setting {resets[0]} changed"
+    elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity):
         sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
-    elif (changed or new.left_spans and e.came_names and e.missing and about >= limits.cued_change) \
-            and cue >= 0.9 and about >= limits.strong_cue_change:  # "... under pytest instead of the old runner"
+    elif e.typed_change and cue >= 0.9 and about >= limits.strong_cue_change:
+        sure = f"{what} ({_cue_label(new)})"
+    elif (e.swapped or new.left_spans and e.came_names and e.missing) and cue >= 0.9 \
+            and about >= limits.cued_change:  # names are many: a swap needs more of the same subject
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change:
         sure = f"{what} ({_cue_label(new)})"
     elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change and not e.came_names:
         sure = f"negation flipped ({_cue_label(new)})"
-    elif (changed and e.subject >= limits.parallel and e.reverse >= limits.parallel and not e.extra
-          and not _other_subject(old, new)):
+    elif ((e.typed_change or e.swapped and len(e.came_names) <= 2) and e.subject >= limits.parallel
+          and e.reverse >= limits.parallel and not e.extra and not _other_subject(old, new)):
         sure = what
     elif (e.negation_flip and e.subject >= limits.negation and e.reverse >= limits.negation - 0.1
           and not e.came_names):
@@ -243,8 +250,10 @@ def _what(e: Evidence) -> str:
     if e.typed_change:
         pairs = [(g, c) for g in sorted(e.gone_values, key=lambda v: v.text)
                  for c in sorted(e.came_values, key=lambda v: v.text) if compatible(g, c)]
-        g, c = pairs[0]
-        return f"{g.kind.split(':')[0]} changed: {g.text} -> {c.text}"
+        if pairs:
+            g, c = pairs[0]
+            return f"{g.kind.split(':')[0]} changed: {g.text} -> {c.text}"
+        return "a setting changed"
     if e.swapped:
         return "a name was replaced"
     return "changed"

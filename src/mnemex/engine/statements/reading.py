@@ -47,6 +47,7 @@ _DURATION = frozenset({"ms", "s", "min", "h", "d", "wk", "mo", "yr"})
 _SIZE = frozenset({"b", "kb", "mb", "gb", "tb"})
 #: Stems of the words change cues are made of: evidence of a change, never what a statement is about.
 CUE_STEMS = frozenset("""
+sinc after follow start begin effect reorg
 renam replac switch migrat mov deprecat remov retir decommission sunset dropp ditch abandon scrapp kill
 disabl paus turn shut instead rather favour favor place formerly previously originally chang updat bump
 upgrad downgrad rais lower increas decreas reduc extend shorten relax tighten doubl halv cut now nowadays
@@ -63,6 +64,8 @@ _ASSIGN = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_.-]*)=(\S+?)(?=[\s,;)]|$|
 _COMPOUND = re.compile(r"(?<![\w./@#-])(?:[~.]{0,2}/)?[A-Za-z0-9_@]+(?:[_./:-][A-Za-z0-9_@]+)+/?")
 _CAMEL = re.compile(r"\b[A-Za-z_][a-z0-9_]*[a-z0-9][A-Z][A-Za-z0-9_]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b")
 _CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{2,}[0-9]*\b")
+#: "two-week", "on-call", "read-only": prose, not a name (a kebab name has 3+ parts or a digit, or is in code)
+_PROSE_COMPOUND = re.compile(r"(?<![\w./@#-])[a-z]+-[a-z]+(?![\w./@-])")
 _ALNUM = re.compile(r"\b[A-Za-z]+[0-9][A-Za-z0-9]*\b")  # flake8, python3, x265, h264
 _MARKED = re.compile(r"(?<![\w])(?:--?[a-z][\w-]*|#[a-z][\w-]+|@[a-z][\w.-]+)")
 _PROPER = re.compile(r"(?<=[a-z0-9,;:)] )[A-Z][a-zA-Z0-9]+(?:[ -][A-Z][a-zA-Z0-9]+)*")
@@ -127,7 +130,12 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"extended|shortened|relaxed|tightened|doubled|halved)\b", 0.8, "changed"),
     (r"\b(?:now|nowadays|these days|from now on|going forward|as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
-    (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.6, "old"),
+    (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;]{1,50},"
+     r"|\b(?:since|starting(?: with)?|from) (?:the |this |last |our )?(?:reorg|migration|upgrade|cutover|switch|move|"
+     r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b", 0.5, "since"),
+    (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
+     r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to)\b", 0.9, "rewrote"),
+    (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.4, "old"),
     (r"\b(?:actually|correction|wrong|incorrect|mistaken)\b", 0.6, "correction"),
     (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored(?! from)|brought back)\b", 0.8, "re-enabled"),
 ))
@@ -162,8 +170,9 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
     rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
 ))
-_REASON = re.compile(r"\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|as a result of|to avoid|"
-                     r"to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|for now)\b\s?[^;]*", re.I)
+_REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
+                     r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
+                     r"for now)\b\s?[^;,—]*", re.I)
 #: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
 _ALTERNATIVE = re.compile(r"(?:,|;|\(|\bbut|\band)\s*not\s+[^,.;()]+|\bnot\s+[^,.;()]+?,?\s+but\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|never|no|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|"
@@ -237,6 +246,7 @@ class Terms:
     values: frozenset[Value]
     words: frozenset[str]
     shapes: frozenset[tuple[str, str]] = frozenset()
+    settings: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def all(self) -> frozenset[str]:
@@ -267,6 +277,8 @@ class Statement:
     """Environments, regions and platforms it names (production, staging, EU, iOS, ...)."""
     shapes: frozenset[tuple[str, str]] = frozenset()
     """Each name with its shape (`shape`): location, code, kebab or name."""
+    settings: frozenset[tuple[str, str]] = frozenset()
+    """KEY=value settings it gives (key normalised, value lower-cased)."""
     additive: bool = False
     """It says it adds to something ("too", "also", "as well", "in addition")."""
     restating: bool = False
@@ -335,7 +347,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
-                     shapes=frozenset((n, shapes.get(n, "name")) for n in names))
+                     shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings)
 
 
 def _restating(text: str) -> bool:
@@ -369,6 +381,7 @@ class _Names:
 
     def __init__(self) -> None:
         self.shapes: dict[str, str] = {}
+        self.settings: dict[str, str] = {}
 
     def add(self, raw: str, kind: str | None = None) -> None:
         name = normalise_name(raw)
@@ -385,7 +398,7 @@ def shape(raw: str) -> str:
         return "location"
     if token.startswith("-") or "(" in token or "_" in token or re.search(r"[a-z][A-Z]", token):
         return "code"
-    if re.fullmatch(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?", token) and re.search(r"[a-z]{2}$|:\d+$", token):
+    if re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?", token) and re.search(r"[a-z]{2}$|:\d+$", token):
         return "location"
     if "." in token:
         return "code"
@@ -397,7 +410,8 @@ def shape(raw: str) -> str:
 
 
 def shapes_compatible(a: str, b: str) -> bool:
-    return a == b or "kebab" in (a, b)
+    """A kebab-case name (a repo, a service, a crate) may stand for a name or a location, not for code."""
+    return a == b or ("kebab" in (a, b) and "code" not in (a, b))
 
 
 @lru_cache(maxsize=8192)
@@ -415,20 +429,22 @@ def terms_of(text: str) -> Terms:
     take(_CODE_SPAN, lambda m: _code_span(m.group(1), names, values))
     take(_QUOTED, lambda m: names.add(next(g for g in m.groups() if g), "named"))
     take(_TIME, lambda m: values.add(Value(f"{int(m.group(1)):02d}:{m.group(2)}", "time")))
-    take(_ASSIGN, lambda m: (names.add(m.group(1), "code"), _token(m.group(2), names, values)))
+    take(_ASSIGN, lambda m: _token(m.group(0), names, values))
     take(_MARKED, lambda m: names.add(m.group(0)))
     rest = _versions(rest, values)
+    rest = _PROSE_COMPOUND.sub(lambda m: m.group(0).replace("-", " "), rest)
     take(_COMPOUND, lambda m: _token(m.group(0), names, values))
     take(_CAMEL, lambda m: names.add(m.group(0)))
     rest = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), rest)
     rest = _numbers(rest, values)
     take(_ALNUM, lambda m: names.add(m.group(0)))
-    rest = _CONSTANT.sub(lambda m: f" {m.group(0).lower()} " if m.group(0) in _COMMON_CAPS
+    rest = _CONSTANT.sub(lambda m: f" {m.group(0).lower()} " if m.group(0) in _COMMON_CAPS or re.fullmatch(r"[A-Z]{2,4}", m.group(0))
                          else (names.add(m.group(0)), " ")[1], rest)
     take(_PROPER, lambda m: [names.add(w) for w in re.split(r"[ -]", m.group(0)) if w.lower() not in STOP])
     words = {stem(w) for w in _WORD.findall(rest.lower()) if w not in STOP}
     return Terms(frozenset(names.shapes), frozenset(values),
-                 frozenset(w for w in words if len(w) > 1 and w not in STOP), frozenset(names.shapes.items()))
+                 frozenset(w for w in words if len(w) > 1 and w not in STOP), frozenset(names.shapes.items()),
+                 frozenset(names.settings.items()))
 
 
 def _code_span(span: str, names: "_Names", values: set[Value]) -> None:
@@ -436,9 +452,13 @@ def _code_span(span: str, names: "_Names", values: set[Value]) -> None:
     if call:
         names.add(call.group(1), "code")
         return
-    for token in span.split():  # a command: each word of it
-        if len(token) > 1:
-            _token(token, names, values)
+    tokens = span.split()
+    for i, token in enumerate(tokens):  # a command: each word of it; a flag's argument is no asserted value
+        if len(token) > 1 and not (i and tokens[i - 1].startswith("-") and re.fullmatch(r"[\d.:-]+", token)):
+            if i and re.fullmatch(r"[a-z]+", token):
+                names.add(token, "code")  # a subcommand or argument: part of the command, not a tool
+            else:
+                _token(token, names, values)
 
 
 def _token(token: str, names: "_Names", values: set[Value]) -> None:
@@ -446,6 +466,12 @@ def _token(token: str, names: "_Names", values: set[Value]) -> None:
     if token.endswith(".") and not re.search(r"\.\w+\.$", token):
         token = token[:-1]
     if not token:
+        return
+    setting = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_.-]*)=(\S+)", token)
+    if setting:  # KEY=value: the key is what it is about, the value a value
+        names.add(setting.group(1), "code")
+        names.settings[normalise_name(setting.group(1))] = setting.group(2).strip("\"'").lower()
+        _token(setting.group(2), names, values)
         return
     number = re.fullmatch(r"v?(\d+(?:\.\d+)*)\s*([a-zA-Z%]{0,8})", token)
     if number:

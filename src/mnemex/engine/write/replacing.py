@@ -18,16 +18,13 @@ from datetime import datetime
 from typing import Callable, Sequence
 
 from mnemex.engine.ids import memory_id_of
+from mnemex.engine.statements import MAY_REPLACE, MAYBE_OUTDATED_BY
 from mnemex.engine.write.log import WriteLog
 from mnemex.engine.write.prediction_gate import Candidate
 from mnemex.errors import InvalidInputError, NotFoundError
 from mnemex.models import Memory, MemoryStatus, Provenance, ReplaceCandidate, Scope, WriteAction, WriteOutcome
 from mnemex.store.base import MemoryStore
 
-#: Metadata keys: on a new memory, the ids it may replace; on an older one, the id of the newer
-#: memory that may make it outdated (the read path reads both).
-MAY_REPLACE = "may_replace"
-MAYBE_OUTDATED_BY = "maybe_outdated_by"
 PREVIEW_CHARS = 120
 
 StorePoints = Callable[[Sequence[tuple[Memory, Sequence[float], str]]], None]

@@ -17,7 +17,7 @@ def diversify(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrie
     if not (cfg.mmr or dedupe) or not cfg.use_dense:
         return order
     pool = order[: max(cfg.mmr_pool if cfg.mmr else 0, 2 * limit)]
-    vectors = _vectors(ctx, pool, cands)
+    vectors = vectors_of(ctx, pool, cands)
     pool = [k for k in pool if k in vectors]
     if len(pool) < 2:
         return order
@@ -40,7 +40,8 @@ def diversify(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrie
     return picked + [k for k in order if k not in chosen]
 
 
-def _vectors(ctx: ReadContext, ids: Sequence[str], cands: Candidates) -> dict[str, Sequence[float]]:
+def vectors_of(ctx: ReadContext, ids: Sequence[str], cands: Candidates) -> dict[str, Sequence[float]]:
+    """The dense vectors of candidates `ids`: from their hits, else read from the store."""
     out = {k: cands[k].hit.dense for k in ids if cands[k].hit.dense is not None}
     missing = [k for k in ids if k not in out]
     if missing:

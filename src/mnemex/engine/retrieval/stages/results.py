@@ -12,8 +12,9 @@ from mnemex.store.base import Hit
 
 
 def results(ctx: ReadContext, order: list[str], cands: Candidates, cfg: RetrievalConfig, flt: MemoryFilter,
-            limit: int) -> list[RankedMemory]:
+            limit: int, outdated: dict[str, str] | None = None) -> list[RankedMemory]:
     out: list[RankedMemory] = []
+    outdated = outdated or {}
     for rank, key in enumerate(order):
         cand = cands[key]
         if cand.relevance < cfg.min_score:
@@ -21,7 +22,7 @@ def results(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrieva
         out.append(RankedMemory(
             memory=cand.memory, score=round(cand.relevance, 6),
             confidence=confidence(cand.cosine, cand.bm25_share, rank),
-            why=tuple(dict.fromkeys(cand.why)),
+            why=tuple(dict.fromkeys(cand.why)), outdated_by=outdated.get(key),
         ))
     out = out[:limit]
     if cfg.context_neighbours and cfg.context_hits and out:

@@ -1,0 +1,175 @@
+"""Read-time resolution: when the results hold memories about the same subject that disagree,
+the newer one leads and the older one is marked as possibly outdated — never dropped.
+
+What the write gate was unsure of stays current on both sides; here it is settled for the
+reader. The source is the gate's own flag: an older memory with `maybe_outdated_by`, set when a
+newer statement said something changed about it ("now", "moved to", "instead of") without the
+gate being sure. The newer memory is brought in even when the search did not find it, moved just
+above the older one, and the older one is marked `outdated_by` with its id so the model reads
+which is current. With `resolution_compare` the top results are also compared with each other by
+the gate's rules (`engine/statements`) — off by default: pairs the gate never compared are mostly
+look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
+
+A wrong resolution puts a look-alike above the answer, so every pair must also pass: the two are
+similar enough (`resolution_floor`), they are not about another environment or component or said
+to add to each other (`statements.conflict`), and — unless the rules are sure the newer one
+replaces the older one — the newer one answers the query about as well (`resolution_relevance`,
+on the query cosine): a flag about something the query does not ask for leaves the order alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mnemex.config.retrieval import RetrievalConfig
+from mnemex.engine.retrieval.candidates import Candidate, Candidates
+from mnemex.engine.retrieval.stages.context import ReadContext
+from mnemex.engine.retrieval.stages.diversify import vectors_of
+from mnemex.engine.statements import (
+    MAYBE_OUTDATED_BY,
+    Relation,
+    Statement,
+    compare,
+    conflict,
+    evidence,
+    read,
+)
+from mnemex.models import MemoryFilter, MemoryKind
+
+#: Records of what happened are never outdated: they stay true of their moment.
+_RECORDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
+
+
+def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: RetrievalConfig, flt: MemoryFilter,
+            limit: int, qvec: Sequence[float] | None = None) -> tuple[list[str], dict[str, str]]:
+    """(the order with each newer statement just above the older one it outdates, {older id: newer id})."""
+    window = [k for k in order[: max(limit, cfg.resolution_window)] if cands[k].memory.kind not in _RECORDS]
+    if not window:
+        return order, {}
+    flagged = {k: cands[k].memory.metadata.get(MAYBE_OUTDATED_BY) for k in window}
+    flagged = {k: v for k, v in flagged.items() if isinstance(v, str) and v != k}
+    if not flagged and not cfg.resolution_compare:
+        return order, {}
+    _bring(ctx, [v for v in flagged.values() if v not in cands], cands, flt)
+    keys = list(dict.fromkeys(window + [v for v in flagged.values() if v in cands]))
+    vectors = vectors_of(ctx, keys, cands)
+    if len(vectors) < 2:
+        return order, {}
+    judge = _Judge(cands, cfg, vectors, qvec)
+    outdated: dict[str, str] = {}
+    for old, new in flagged.items():
+        why = judge.flagged(old, new)
+        if why:
+            outdated[old] = new
+            cands[old].why.append(f"outdated by {new} ({why})")
+    pairs = [k for k in window if k not in outdated and k in vectors] if cfg.resolution_compare else []
+    for i, a in enumerate(pairs):
+        for b in pairs[i + 1:]:
+            old, new = (a, b) if _newer(cands[b], cands[a]) else (b, a)
+            if old in outdated:
+                continue
+            why = judge.pair(old, new)
+            if why:
+                outdated[old] = new
+                cands[old].why.append(f"outdated by {new} ({why})")
+    if not outdated:
+        return order, {}
+    return _newer_first(order, outdated, cands), outdated
+
+
+class _Judge:
+    """Decides, for an older and a newer candidate, whether the newer one outdates the older one."""
+
+    def __init__(self, cands: Candidates, cfg: RetrievalConfig, vectors: dict[str, Sequence[float]],
+                 qvec: Sequence[float] | None):
+        self.cands, self.cfg, self.vectors = cands, cfg, vectors
+        self.q = None if qvec is None else np.asarray(qvec, dtype=np.float32)
+        self._read: dict[str, Statement] = {}
+
+    def statement(self, key: str) -> Statement:
+        if key not in self._read:
+            m = self.cands[key].memory
+            self._read[key] = read(m.content, tuple(m.entities))
+        return self._read[key]
+
+    def sim(self, a: str, b: str) -> float:
+        return float(np.dot(np.asarray(self.vectors[a], dtype=np.float32), np.asarray(self.vectors[b], dtype=np.float32)))
+
+    def answers(self, new: str, old: str) -> bool:
+        """The newer one answers the query about as well as the older one (a look-alike the query is
+        not about scores lower)."""
+        if self.q is not None:
+            q_old = float(np.dot(self.q, np.asarray(self.vectors[old], dtype=np.float32)))
+            q_new = float(np.dot(self.q, np.asarray(self.vectors[new], dtype=np.float32)))
+            return q_new >= self.cfg.resolution_relevance * q_old
+        return self.cands[new].relevance >= self.cfg.resolution_relevance * self.cands[old].relevance
+
+    def flagged(self, old: str, new: str) -> str:
+        """The write gate flagged `old` as maybe outdated by `new`: still the same thing, for this query?"""
+        if new not in self.cands or new not in self.vectors or old not in self.vectors:
+            return ""
+        if not _newer(self.cands[new], self.cands[old]) or self.sim(old, new) < self.cfg.resolution_floor:
+            return ""
+        if conflict(self.statement(old), self.statement(new)) or not self.answers(new, old):
+            return ""
+        return "flagged when written"
+
+    def pair(self, old: str, new: str) -> str:
+        """Why `new` outdates `old` by the gate's rules, or ""."""
+        cfg = self.cfg
+        sim = self.sim(old, new)
+        if sim < cfg.resolution_floor:
+            return ""
+        earlier, later = self.statement(old), self.statement(new)
+        if conflict(earlier, later):  # another environment, another component, "also": both hold
+            return ""
+        verdict = compare(earlier, later, sim)
+        if verdict.relation is Relation.REPLACES:
+            return verdict.reason
+        if verdict.relation is Relation.RESTATES or not self.answers(new, old):
+            return ""
+        if verdict.relation is Relation.MAY_REPLACE and later.change >= 0.5:
+            return f"may replace: {verdict.reason}"
+        if cfg.resolution_uncued and verdict.subject >= cfg.resolution_about \
+                and (_changed(earlier, later) or sim >= cfg.resolution_same):
+            # no cue, but two statements about the same thing, answering the question about as
+            # well, give different values: the later one is the one that holds now
+            return "says otherwise, later"
+        return ""
+
+
+def _changed(old: Statement, new: Statement) -> bool:
+    e = evidence(old, new)
+    return bool(e.typed_change or e.swapped or e.negation_flip or e.left_hit)
+
+
+def _newer(a: Candidate, b: Candidate) -> bool:
+    return (a.memory.valid_from, a.memory.created_at) > (b.memory.valid_from, b.memory.created_at)
+
+
+def _bring(ctx: ReadContext, ids: list[str], cands: Candidates, flt: MemoryFilter) -> None:
+    """Add the newer memories the gate flagged to the candidates, if the filter lets them through."""
+    if not ids:
+        return
+    page, _ = ctx.store.scroll(flt.model_copy(update={"ids": tuple(dict.fromkeys(ids))}), limit=len(ids))
+    for hit in page:
+        cands.setdefault(hit.id, Candidate(hit=hit, why=["newer"]))
+
+
+def _newer_first(order: list[str], outdated: dict[str, str], cands: Candidates) -> list[str]:
+    """`order` with each newer memory moved just above the older one it outdates (when below it)."""
+    out = list(order)
+    for k in dict.fromkeys(outdated.values()):
+        if k not in out:
+            out.append(k)  # brought in by a flag: placed by the older memory below
+    for old, new in sorted(outdated.items(), key=lambda on: out.index(on[0])):
+        at, pos = out.index(old), out.index(new)
+        if pos > at:
+            out.pop(pos)
+            out.insert(at, new)
+            cands[new].relevance = max(cands[new].relevance, cands[old].relevance)
+            if cands[new].cosine is None:  # brought in by a flag: as sure as the one it outdates
+                cands[new].cosine, cands[new].bm25_share = cands[old].cosine, cands[old].bm25_share
+    return out

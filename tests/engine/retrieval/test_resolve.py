@@ -1,0 +1,87 @@
+"""Read-time resolution on the real stack: of two results about the same thing that disagree, the
+newer one leads and the older one is marked `outdated_by` the newer one — never dropped; look-alikes
+(another environment, another component) are left alone; `resolution=False` leaves the order as it was."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from mnemex.config.retrieval import DEFAULT
+from mnemex.engine.statements import MAYBE_OUTDATED_BY
+from mnemex.models import Memory, MemoryKind, Provenance, Scope, WriteAction
+from tests.helpers import remember
+
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+NOW = T0 + timedelta(days=90)
+OFF = DEFAULT.model_copy(update={"resolution": False})
+COMPARE = DEFAULT.model_copy(update={"resolution_compare": True})
+
+
+def _flagged_pair(engine):
+    """An older rule and a newer one the write gate was not sure replaces it (both stay, the older
+    one flagged maybe_outdated_by the newer one)."""
+    old = remember(engine, "Code review needs one approval before merging to main.", created_at=T0)
+    new = remember(engine, "Merging to main now needs two approvals, one of them from a code owner.",
+                   created_at=T0 + timedelta(days=30))
+    assert new.action == WriteAction.CREATED, new.reason
+    assert engine.recall([old.id], touch=False)[0].metadata[MAYBE_OUTDATED_BY] == new.id
+    return old.id, new.id
+
+
+def test_the_newer_statement_leads_and_the_older_one_is_marked(engine):
+    old, new = _flagged_pair(engine)
+    got = engine.search("how many approvals does a merge to main need", limit=5, now=NOW)
+    ids = [r.memory.id for r in got]
+    assert ids[0] == new and old in ids  # never dropped
+    marked = {r.memory.id: r.outdated_by for r in got}
+    assert marked[old] == new and marked[new] is None
+    assert any(w.startswith(f"outdated by {new}") for w in got[ids.index(old)].why)
+
+
+def test_resolution_off_leaves_the_order_alone(engine):
+    old, new = _flagged_pair(engine)
+    query = "how many approvals does a merge to main need"
+    plain = engine.search(query, limit=5, now=NOW, config=OFF)
+    assert {old, new} <= {r.memory.id for r in plain}
+    assert all(r.outdated_by is None for r in plain)
+    on = engine.search(query, limit=5, now=NOW)
+    rest = [r.memory.id for r in on if r.memory.id != new]
+    assert rest == [r.memory.id for r in plain if r.memory.id != new]  # only the newer one moved
+
+
+def test_a_look_alike_in_another_environment_is_not_marked(engine):
+    a = remember(engine, "In production, deploy notifications are posted to #releases.", created_at=T0)
+    b = remember(engine, "Staging deploy notifications now go to #staging-releases.", created_at=T0 + timedelta(days=3))
+    assert engine.recall([a.id], touch=False)[0].metadata[MAYBE_OUTDATED_BY] == b.id  # the gate flagged it
+    for config in (DEFAULT, COMPARE):
+        got = engine.search("where are production deploy notifications posted", limit=5, now=NOW, config=config)
+        assert got[0].memory.id == a.id and all(r.outdated_by is None for r in got)
+
+
+def _imported(engine, *items: tuple[str, int]) -> list[str]:
+    """Memories stored as given (no write gate, no flags): (content, days after T0)."""
+    memories = [Memory(id=str(uuid.uuid4()), content=text, kind=MemoryKind.FACT, scope=Scope.PROJECT, project="/work/proj",
+                       provenance=Provenance(source="user"), created_at=T0 + timedelta(days=d),
+                       recorded_at=T0 + timedelta(days=d), valid_from=T0 + timedelta(days=d))
+                for text, d in items]
+    engine.import_memories(memories)
+    return [m.id for m in memories]
+
+
+def test_compared_by_the_gate_rules_when_asked(engine):
+    old, new = _imported(engine, ("Errors are reported to Sentry.", 0),
+                         ("Error reporting moved off Sentry to Rollbar last sprint.", 40))
+    query = "where are errors reported"
+    assert all(r.outdated_by is None for r in engine.search(query, limit=5, now=NOW))  # default: flags only
+    got = engine.search(query, limit=5, now=NOW, config=COMPARE)
+    ids = [r.memory.id for r in got]
+    assert ids.index(new) < ids.index(old) and got[ids.index(old)].outdated_by == new
+
+
+def test_compared_look_alikes_stay_apart(engine):
+    ids = _imported(engine, ("Staging uses Postgres 15.", 0), ("Production uses Postgres 16.", 20),
+                    ("The API listens on port 8080.", 0), ("The API exposes Prometheus metrics on port 9100.", 20))
+    for query in ("which Postgres version does staging use", "which port does the API listen on"):
+        got = engine.search(query, limit=5, now=NOW, config=COMPARE)
+        assert {r.memory.id for r in got} & set(ids) and all(r.outdated_by is None for r in got), query
