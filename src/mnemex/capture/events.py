@@ -52,15 +52,25 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}+00:00"
 
 
+def _sha256(data: bytes):  # type: ignore[no-untyped-def]
+    """hashlib.sha256 without importing hashlib (OpenSSL: ~4 ms of the hook's start)."""
+    try:
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[no-redef]  # CPython 3.12+
+        except ImportError:
+            from hashlib import sha256  # type: ignore[no-redef]
+    return sha256(data)
+
+
 def event_id(payload: dict[str, Any]) -> str:
     """A tool use's event id comes from its session and `tool_use_id`, so the same use handed to
     the daemon and then spooled by the hook itself (no answer in time) is ingested once."""
     use = payload.get("tool_use_id")
     if isinstance(use, str) and use:
-        import hashlib
-
         seed = f"{payload.get('session_id') or ''}\x00{use}".encode("utf-8", "replace")
-        return hashlib.sha256(seed).hexdigest()[:32]
+        return _sha256(seed).hexdigest()[:32]
     return os.urandom(16).hex()
 
 
