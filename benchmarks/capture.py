@@ -8,7 +8,8 @@ the coding-agent set's memories (benchmarks/data/coding_bench.json, 204 memories
 
 * floor: `python -c pass`, the interpreter's own start, in the same run (ratios beside times);
 * capture: PostToolUse / PostToolUseFailure (Bash, Edit, MultiEdit, Write, Read), no daemon
-  running and then with one running: the hook only appends to the spool;
+  running (the hook redacts and spools itself) and then with one running (it hands the use to
+  the daemon); hooks `--gap` seconds apart, as an agent's tool uses come;
 * injection: SessionStart (a cold start of the daemon once, then warm) and UserPromptSubmit
   with the set's questions as prompts, warm daemon: the context comes from the daemon;
 * ingest: `--events` tool events appended to the spool, then ingested by the daemon's Ingester
@@ -109,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=60, help="hook runs per measurement")
     ap.add_argument("--events", type=int, default=1000, help="tool events for the ingest measurement")
+    ap.add_argument("--gap", type=float, default=0.25,
+                    help="seconds between two hooks (an agent's tool uses come seconds apart; back to back, the "
+                         "daemon's ingest of the last ones competes for the CPU with the next hook)")
     args = ap.parse_args(argv)
 
     import mnemex
@@ -141,8 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(summary("python -c pass (floor)", floor))
 
         def capture(label: str) -> None:
-            took = [hooks.fire(payload(TOOL_PAYLOADS[i % len(TOOL_PAYLOADS)], tool_use_id=f"toolu_{label}_{i}"))[0]
-                    for i in range(args.runs)]
+            took = []
+            for i in range(args.runs):
+                time.sleep(args.gap)
+                took.append(hooks.fire(payload(TOOL_PAYLOADS[i % len(TOOL_PAYLOADS)],
+                                               tool_use_id=f"toolu_{label}_{i}"))[0])
             rows.append(summary(f"capture, {label}", took, f50))
 
         capture("no daemon")
@@ -153,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         capture("daemon running")
         starts, sizes = [], []
         for i in range(args.runs):
+            time.sleep(args.gap)
             took, answer = hooks.fire(payload("session_start", session_id=f"bench-session-{i + 1}"))
             starts.append(took)
             sizes.append(len(context_of(answer)))
@@ -160,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         prompts, given = [], 0
         cases = [c for c in data["cases"] if c.get("query")]
         for i in range(args.runs):
+            time.sleep(args.gap)
             took, answer = hooks.fire(payload("user_prompt_submit", session_id=f"bench-prompts-{i}",
                                               prompt=cases[i % len(cases)]["query"]))
             prompts.append(took)

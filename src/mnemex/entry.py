@@ -1,11 +1,13 @@
-"""The `mnemex` command's entry point: `mnemex hook` (run by Claude Code at every tool use) goes
-straight to the hook, importing nothing else (no argparse, no settings model); every other
-command goes to `mnemex.cli`.
+"""The `mnemex` command's entry point: `mnemex hook` (run by Claude Code at every tool use and
+prompt) goes straight to the hook, importing nothing else (no argparse, no settings model);
+every other command goes to `mnemex.cli`.
 
-A tool use (PostToolUse, PostToolUseFailure) is first handed to the store's running daemon over
-its Unix socket (`server/capture_endpoint.py`: the daemon redacts and spools it as the hook
-would, with this process's capture settings); only when no daemon answers within
-`HANDOFF_TIMEOUT` does the hook import the capture code and spool it itself."""
+A hook event is first handed to the store's running daemon over its Unix socket
+(`server/capture_endpoint.py`: the daemon does what the hook would, with this process's capture
+settings, and answers with what to print). Only when no daemon takes it does the hook import the
+capture code and do it itself — with the same event id, so an event that reached both is
+ingested once. This process then imports `re`, `json` and `_socket` and nothing of mnemex but
+this module and the defaults."""
 
 from __future__ import annotations
 
@@ -13,10 +15,13 @@ import os
 import sys
 
 MAX_INPUT = 8 * 1024 * 1024  # as capture.hook.MAX_INPUT
-HANDOFF_TIMEOUT = 0.5
-HANDOFF_EVENTS = ("PostToolUse", "PostToolUseFailure")
-CAPTURE_PATH = "/mnemex/capture"  # as server.capture_endpoint.PATH
-MAX_SOCKET_PATH = 100  # as server.runfiles.MAX_SOCKET_PATH (longer: the hook spools itself)
+#: How long the daemon may take: a tool use is only spooled; the context of a session start may
+#: wait for the last session's capture to be ingested (hook limits set by `mnemex init`: 30/10 s).
+HANDOFF_TIMEOUT = {"SessionStart": 20.0, "UserPromptSubmit": 6.0}
+HANDOFF_DEFAULT_TIMEOUT = 1.0
+HOOK_PATH = "/mnemex/hook"  # as server.capture_endpoint.PATH
+MAX_SOCKET_PATH = 100  # as server.runfiles.MAX_SOCKET_PATH (longer: the hook does the work itself)
+INJECTS = frozenset(HANDOFF_TIMEOUT)
 
 
 def main() -> int:
@@ -28,41 +33,52 @@ def main() -> int:
     return cli_main(argv)
 
 
-def run_hook(stdin=None) -> int:  # type: ignore[no-untyped-def]
+def run_hook(stdin=None, stdout=None) -> int:  # type: ignore[no-untyped-def]
     """`mnemex hook`: one hook event; context from the store's daemon. Always 0."""
     import io
 
     raw = (stdin or sys.stdin.buffer).read(MAX_INPUT + 1)
+    event_id = os.urandom(16).hex()
+    event = None
     try:
-        if handed_over(raw, os.environ):
-            return 0
+        answer, event = hand_over(raw, os.environ, event_id)
     except Exception:  # the hook's own path below says what is wrong, if anything
-        pass
+        answer = None
+    if answer is not None:
+        if answer.strip():
+            out = stdout or sys.stdout
+            out.write(answer.decode("utf-8", "replace").rstrip("\n") + "\n")
+            out.flush()
+        return 0
     from mnemex.capture.hook import main as hook_main
     from mnemex.private import private_umask
 
     private_umask()
 
     def daemon_context():  # imported only by the events that inject (http.client costs ~0.1 s)
+        if event is not None and event in INJECTS:
+            return None  # the daemon had it and did not answer in time: no second wait
         from mnemex.server.hook_context import DaemonContext
 
         return DaemonContext()
 
-    return hook_main(stdin=io.BytesIO(raw), context_factory=daemon_context)
+    return hook_main(stdin=io.BytesIO(raw), stdout=stdout, context_factory=daemon_context, event_id=event_id)
 
 
-def handed_over(raw: bytes, environ) -> bool:  # type: ignore[no-untyped-def]
-    """Give a tool use to the running daemon; True once it answered that the event is spooled."""
+def hand_over(raw: bytes, environ, event_id: str) -> tuple[bytes | None, str | None]:  # type: ignore[no-untyped-def]
+    """Give the event to the running daemon: (what to print, None) once it answered; (None, None)
+    when no daemon took it; (None, event) when the daemon had it but gave no answer in time."""
     import json
 
     if len(raw) > MAX_INPUT:
-        return False
+        return None, None
     payload = json.loads(raw)
-    if not isinstance(payload, dict) or payload.get("hook_event_name") not in HANDOFF_EVENTS:
-        return False
+    event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    if not isinstance(event, str):
+        return None, None
     path = daemon_socket(environ)
     if path is None or not os.path.exists(path):
-        return False
+        return None, None
     try:
         import _socket as socket  # the C module: `socket` would cost the hook ~4 ms of imports
     except ImportError:  # pragma: no cover - not CPython
@@ -70,19 +86,30 @@ def handed_over(raw: bytes, environ) -> bool:  # type: ignore[no-untyped-def]
 
     passed = {k: v for k, v in environ.items()
               if k in ("MNEMEX_CONFIG", "CLAUDE_PROJECT_DIR") or k.startswith("MNEMEX_CAPTURE__")}
-    head = (f"POST {CAPTURE_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(raw)}\r\nx-mnemex-env: {json.dumps(passed)}\r\nConnection: close\r\n\r\n")
+    head = (f"POST {HOOK_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(raw)}\r\nx-mnemex-env: {json.dumps(passed)}\r\n"
+            f"x-mnemex-event-id: {event_id}\r\nConnection: close\r\n\r\n")
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sent = False
     try:
-        conn.settimeout(HANDOFF_TIMEOUT)
+        conn.settimeout(HANDOFF_TIMEOUT.get(event, HANDOFF_DEFAULT_TIMEOUT))
         conn.connect(path)
         conn.sendall(head.encode("ascii") + raw)
-        answer = conn.recv(64)
+        sent = True
+        reply = b""
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
     except OSError:
-        return False
+        return None, (event if sent else None)
     finally:
         conn.close()
-    return answer.startswith((b"HTTP/1.1 204", b"HTTP/1.0 204"))
+    head_part, _, body = reply.partition(b"\r\n\r\n")
+    if not head_part.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")):
+        return None, None  # refused or failed: the hook's own path
+    return body, None
 
 
 def daemon_socket(environ) -> str | None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,8 @@
-"""A tool use handed to the running daemon (`mnemex hook` → the daemon's capture endpoint): the
-hook process imports no capture code, the daemon spools what the hook would have spooled —
-redacted, with the hook's own capture settings and project — and a use that reached both the
-daemon and the hook's own spool is ingested once."""
+"""A hook event handed to the running daemon (`mnemex hook` → the daemon's hook endpoint): the hook
+process imports no capture code and no daemon client; the daemon spools what the hook would have
+spooled — redacted, with the hook's own capture settings and project — and answers with the
+context a session start or a prompt gets; an event that reached both the daemon and the hook's
+own spool is ingested once."""
 
 from __future__ import annotations
 
@@ -48,12 +49,19 @@ def _ingested(settings, data: dict, timeout: float = 30.0) -> dict | None:
             time.sleep(0.2)
 
 
-def _hook(data: dict, env: dict[str, str]) -> list[str]:
-    """Run the hook as a process; the mnemex modules it imported."""
+def _run(data: dict, env: dict[str, str]) -> tuple[list[str], bytes]:
+    """Run the hook as a process: the mnemex modules it imported, and what it printed."""
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(data)], capture_output=True, timeout=60,
                           env={**{k: v for k, v in os.environ.items() if not k.startswith("MNEMEX_")}, **env})
-    assert done.returncode == 0 and done.stdout == b"", done.stderr
-    return json.loads(done.stderr.decode().strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.decode().strip().splitlines()[-1]), done.stdout
+
+
+def _hook(data: dict, env: dict[str, str]) -> list[str]:
+    """Run a hook that prints nothing; the mnemex modules it imported."""
+    modules, printed = _run(data, env)
+    assert printed == b""
+    return modules
 
 
 def test_a_running_daemon_takes_the_tool_use_and_spools_it_as_the_hook_would(daemons) -> None:
@@ -71,8 +79,18 @@ def test_a_running_daemon_takes_the_tool_use_and_spools_it_as_the_hook_would(dae
     assert memory["project"] == PROJECT  # the hook's CLAUDE_PROJECT_DIR, not the daemon's directory
     assert SECRET not in json.dumps(memory) and "REDACTED" in memory["content"]
     assert _ingested(daemons, off, timeout=0) is None  # spooled before the other: would be there by now
-    # an event the daemon does not take (it injects, or is no tool use) goes the hook's own way
-    assert "mnemex.capture.hook" in _hook(payload("stop"), env)
+    # a prompt gets its context from the daemon, built in process: no daemon client in the hook
+    daemon_client.call_tool(daemons, "memorize", {"content": "Integration tests need `docker compose up db` first, "
+                                                  "or they hang on connect.", "kind": "procedure"},
+                            project=PROJECT, start=False)
+    modules, printed = _run(payload("user_prompt_submit", prompt="why do the integration tests hang?"), env)
+    assert "mnemex.server.hook_context" not in modules and "mnemex.capture.hook" not in modules, modules
+    answer = json.loads(printed)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "UserPromptSubmit" and "docker compose up db" in answer["additionalContext"]
+    modules, printed = _run(payload("session_start", session_id="second-session"), env)
+    assert modules == ["mnemex", "mnemex.entry"]
+    answer = json.loads(printed)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart" and "docker compose up db" in answer["additionalContext"]
 
 
 def test_with_no_daemon_the_hook_spools_itself_and_a_use_spooled_twice_is_ingested_once(engine, settings) -> None:
@@ -91,9 +109,8 @@ def test_the_hook_and_the_daemon_agree_on_the_endpoint() -> None:
     from mnemex.capture import hook
     from mnemex.server import capture_endpoint, runfiles
 
-    assert entry.CAPTURE_PATH == capture_endpoint.PATH and entry.MAX_INPUT == hook.MAX_INPUT
+    assert entry.HOOK_PATH == capture_endpoint.PATH and entry.MAX_INPUT == hook.MAX_INPUT
     assert entry.MAX_SOCKET_PATH == runfiles.MAX_SOCKET_PATH
-    assert set(entry.HANDOFF_EVENTS) == set(hook.TOOL_EVENTS)
 
 
 def test_the_endpoint_refuses_what_is_not_a_tool_use(daemons) -> None:
@@ -105,13 +122,27 @@ def test_the_endpoint_refuses_what_is_not_a_tool_use(daemons) -> None:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(10)
             conn.connect(sock)
-            conn.sendall(f"{method} /mnemex/capture HTTP/1.1\r\nHost: localhost\r\nContent-Length: {len(body)}\r\n"
+            conn.sendall(f"{method} /mnemex/hook HTTP/1.1\r\nHost: localhost\r\nContent-Length: {len(body)}\r\n"
                          f"x-mnemex-env: {env}\r\nConnection: close\r\n\r\n".encode() + body)
             return conn.recv(64)
 
     assert send("GET", b"").startswith(b"HTTP/1.1 405")
     assert send("POST", b"{not json").startswith(b"HTTP/1.1 400")
-    assert send("POST", json.dumps(payload("session_start")).encode()).startswith(b"HTTP/1.1 400")
+    assert send("POST", b'["not", "an object"]').startswith(b"HTTP/1.1 400")
     assert send("POST", json.dumps(payload("post_tool_use_read")).encode(), env="[1").startswith(b"HTTP/1.1 400")
-    assert send("POST", json.dumps(payload("post_tool_use_read")).encode()).startswith(b"HTTP/1.1 204")
+    assert send("POST", json.dumps(payload("post_tool_use_read")).encode()).startswith(b"HTTP/1.1 200")
     assert daemon_client.call_tool(daemons, "memory_stats", {}, start=False)["memories_total"] >= 0  # still serving
+
+
+def test_an_event_id_given_by_the_hook_is_the_records_id(tmp_path: Path) -> None:
+    """What the hook sends the daemon and what it spools itself carry one id (never a forged one)."""
+    import io
+
+    from mnemex.capture.hook import main
+
+    data = json.dumps(payload("user_prompt_submit", _mnemex_event_id="f" * 32)).encode()
+    env = {"MNEMEX_DATA_DIR": str(tmp_path)}
+    main(stdin=io.BytesIO(data), env=env, event_id="ab" * 16)
+    main(stdin=io.BytesIO(data), env=env)
+    first, second = _spooled(tmp_path)
+    assert first["id"] == "ab" * 16 and second["id"] not in ("ab" * 16, "f" * 32)

@@ -74,8 +74,15 @@ def event_id(payload: dict[str, Any]) -> str:
     return os.urandom(16).hex()
 
 
+#: Where `mnemex hook` puts the id it chose for an event that is not a tool use (the daemon and
+#: the hook's own path then write the same id: the event is ingested once).
+EVENT_ID_KEY = "_mnemex_event_id"
+
+
 def base_record(payload: dict[str, Any], kind: str, project: str) -> dict[str, Any]:
-    return {"v": SCHEMA, "id": event_id(payload) if kind == "tool" else os.urandom(16).hex(), "at": now_iso(),
+    given = payload.get(EVENT_ID_KEY)
+    rid = event_id(payload) if kind == "tool" else (given if isinstance(given, str) and given else os.urandom(16).hex())
+    return {"v": SCHEMA, "id": rid, "at": now_iso(),
             "kind": kind,
             "event": str(payload.get("hook_event_name") or ""), "session": _text(payload.get("session_id"), 200),
             "project": project}

@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any, BinaryIO, Callable, Mapping, Protocol, TextIO
 
-from mnemex.capture.events import marker_record, project_of, prompt_record, tool_record
+from mnemex.capture.events import EVENT_ID_KEY, marker_record, project_of, prompt_record, tool_record
 from mnemex.capture.settings import HookSettings, read_hook_settings
 from mnemex.capture.spool import Spool
 from mnemex.private import private_umask
@@ -85,7 +85,7 @@ def _inject(event: str, text: str) -> str | None:
 
 def main(stdin: BinaryIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None,
          env: Mapping[str, str] | None = None,
-         context_factory: Callable[[], ContextSource | None] | None = None) -> int:
+         context_factory: Callable[[], ContextSource | None] | None = None, event_id: str | None = None) -> int:
     """Read one event and handle it; always exit 0 (a hook must never break the agent)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
@@ -98,6 +98,9 @@ def main(stdin: BinaryIO | None = None, stdout: TextIO | None = None, stderr: Te
         payload = json.loads(raw or b"{}")
         if not isinstance(payload, dict):
             raise ValueError("the hook input is not a JSON object")
+        payload.pop(EVENT_ID_KEY, None)
+        if event_id:
+            payload[EVENT_ID_KEY] = event_id  # the id the daemon was given too
         env = os.environ if env is None else env
         private_umask()  # the spool (and a data dir made here) is the owner's alone
         settings = read_hook_settings(env)

@@ -1,34 +1,41 @@
-"""The daemon's capture endpoint: `mnemex hook` hands a tool use to a running daemon instead of
-redacting and spooling it itself (that takes the hook process ~25 ms of imports; this takes a
-socket). The daemon does exactly what the hook would — the hook's own capture settings and
-project (its environment's `MNEMEX_CONFIG`, `MNEMEX_CAPTURE__*`, `CLAUDE_PROJECT_DIR` come along),
-redaction, `<private>` removal, the rate limit — and answers 204 once the event is in the spool.
-Anything else is refused with a status; the hook then spools the event itself, and the event id
-(from the tool use) makes a use that reached both ingested once.
+"""The daemon's hook endpoint: `mnemex hook` hands its event to a running daemon instead of
+handling it itself (that would cost the hook process its imports: the capture code ~25 ms, the
+daemon client ~75 ms). The daemon does exactly what the hook would — `capture.hook.handle`, with
+the hook's own capture settings and project (its environment's `MNEMEX_CONFIG`,
+`MNEMEX_CAPTURE__*`, `CLAUDE_PROJECT_DIR` come along): redaction, `<private>` removal, the rate
+limit, the spool — and for SessionStart and UserPromptSubmit the context, built in process by
+the same strategy the `memory_context` prompt uses. It answers 200 with what the hook prints
+(empty for capture). Anything else is refused with a status, and the hook does the work itself;
+the event id the hook chose (header `x-mnemex-event-id`; a tool use's id comes from the use)
+makes an event that reached both ingested once.
 
 The route sits before the MCP app on the daemon's Unix socket (owner-only): `POST
-/mnemex/capture`, the hook payload as the body, header `x-mnemex-env` a JSON object of those
+/mnemex/hook`, the hook payload as the body, header `x-mnemex-env` a JSON object of those
 variables."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from mnemex.capture.hook import MAX_INPUT, TOOL_EVENTS, handle
-from mnemex.capture.settings import read_hook_settings
+from mnemex.capture.events import EVENT_ID_KEY
+from mnemex.capture.hook import MAX_INPUT, handle
+from mnemex.capture.settings import HookSettings, read_hook_settings
 
 log = logging.getLogger(__name__)
 
-PATH = "/mnemex/capture"
+PATH = "/mnemex/hook"
 ENV_HEADER = b"x-mnemex-env"
+ID_HEADER = b"x-mnemex-event-id"
 #: What the hook's environment may say about its capture.
 PASSED = ("MNEMEX_CONFIG", "CLAUDE_PROJECT_DIR")
 PASSED_PREFIX = "MNEMEX_CAPTURE__"
+_EVENT_ID = re.compile(r"[0-9a-f]{16,64}")
 
 
 def passed_env(environ: Any) -> dict[str, str]:
@@ -37,50 +44,78 @@ def passed_env(environ: Any) -> dict[str, str]:
             and (k in PASSED or k.startswith(PASSED_PREFIX))}
 
 
-class CaptureEndpoint:
+class RuntimeContext:
+    """The hook's context source inside the daemon: the strategy's context, built in process."""
+
+    def __init__(self, runtime: Any):
+        self.rt = runtime
+
+    def session_context(self, settings: HookSettings, *, project: str, session: str, source: str) -> str:
+        rt = self.rt
+        if rt.before_session is not None:
+            try:
+                rt.before_session()  # the last session's episode and fixes first
+            except Exception:
+                log.exception("before a session's context")
+        return rt.strategy.session_context(rt.builder, project=project, session_id=session or None,
+                                           budget=rt.injection.session_budget).text
+
+    def prompt_context(self, settings: HookSettings, *, project: str, session: str, prompt: str) -> str:
+        rt = self.rt
+        return rt.strategy.prompt_context(rt.builder, project=project, session_id=session or None, prompt=prompt,
+                                          budget=rt.injection.prompt_budget).text
+
+
+class HookEndpoint:
     """ASGI wrapper: serves `PATH`, passes everything else to `app`."""
 
-    def __init__(self, app: Any, data_dir: Path):
+    def __init__(self, app: Any, data_dir: Path, runtime: Any = None):
         self.app = app
         self.data_dir = Path(data_dir)
+        self.context = RuntimeContext(runtime) if runtime is not None else None
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("path") != PATH:
             await self.app(scope, receive, send)
             return
-        status = await self._capture(scope, receive)
+        status, body = await self._serve(scope, receive)
         await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-length", b"0"), (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": b""})
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
 
-    async def _capture(self, scope: dict, receive: Any) -> int:
+    async def _serve(self, scope: dict, receive: Any) -> tuple[int, bytes]:
         if scope.get("method") != "POST":
-            return 405
+            return 405, b""
         body = bytearray()
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                return 400
+                return 400, b""
             body += message.get("body", b"")
             if len(body) > MAX_INPUT:
-                return 413
+                return 413, b""
             if not message.get("more_body"):
                 break
         try:
             payload = json.loads(bytes(body))
             headers = dict(scope.get("headers") or [])
             env = passed_env(json.loads(headers.get(ENV_HEADER, b"{}")))
+            event_id = headers.get(ID_HEADER, b"").decode("ascii")
         except (ValueError, AttributeError):
-            return 400
-        if not isinstance(payload, dict) or payload.get("hook_event_name") not in TOOL_EVENTS:
-            return 400
+            return 400, b""
+        if not isinstance(payload, dict) or not isinstance(payload.get("hook_event_name"), str):
+            return 400, b""
+        payload.pop(EVENT_ID_KEY, None)
+        if _EVENT_ID.fullmatch(event_id):
+            payload[EVENT_ID_KEY] = event_id
         try:
-            await anyio.to_thread.run_sync(self._spool, payload, env)
-        except Exception as exc:  # the hook spools it itself
-            log.warning("capture endpoint: %s: %s", type(exc).__name__, exc)
-            return 500
-        return 204
+            out = await anyio.to_thread.run_sync(self._handle, payload, env)
+        except Exception as exc:  # the hook does it itself
+            log.warning("hook endpoint: %s: %s", type(exc).__name__, exc)
+            return 500, b""
+        return 200, (out or "").encode("utf-8")
 
-    def _spool(self, payload: dict[str, Any], env: dict[str, str]) -> None:
+    def _handle(self, payload: dict[str, Any], env: dict[str, str]) -> str | None:
         settings = read_hook_settings({**env, "MNEMEX_DATA_DIR": str(self.data_dir)})
-        handle(payload, settings, None, env)
+        return handle(payload, settings, self.context, env)

@@ -169,7 +169,7 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     import uvicorn
 
     from mnemex.capture.ingest import Ingester
-    from mnemex.server.capture_endpoint import CaptureEndpoint
+    from mnemex.server.capture_endpoint import HookEndpoint
     from mnemex.server.app import build_server
     from mnemex.tools.runtime import ToolRuntime
 
@@ -178,7 +178,7 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     runtime.before_session = lambda: ingester.run(wait=5.0)  # the last session's episode and fixes first
     server = build_server(runtime)
     app = server.streamable_http_app(transport_security=socket_security())
-    activity = Activity(CaptureEndpoint(app, settings.data_dir))  # hooks hand tool uses over here
+    activity = Activity(HookEndpoint(app, settings.data_dir, runtime))  # hooks hand their events over here
     write_server_info(files, server)
     config = uvicorn.Config(activity, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5, http="h11", ws="none")
