@@ -10,6 +10,10 @@ store built by the LoCoMo adapter (`benchmarks.locomo.build_conversation`). For 
 * search: `MemoryEngine.search(question, limit=10)` (the search_memory path): Recall@5 and
   Recall@10 (share of the evidence turns among the results), and the tokens (tiktoken
   cl100k) of the top 10 memories' text;
+* search_memory as the agent sees it: the same 10 results less those under the tool's
+  confidence floor (`injection.search_min_confidence`), rendered as the tool renders them
+  (`render.search_text`: previews cut at the preview length) — Recall@5/@10 by id ("any"), at
+  @10 also "whole" (the preview holds the whole turn), and the rendered text's tokens;
 * context: the context strategy's packed output for the question as the task
   (`ContextBuilder.build`, the shipped `[injection]` settings, the `memory_context` prompt's
   path) at each budget: the share of evidence turns whose whole text is inside the output
@@ -63,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks.locomo import build_conversation
     from mnemex.config.injection import InjectionSettings
+    from mnemex import render
     from mnemex.engine.tokens import estimate_tokens
+    from mnemex.views import search_result
     from mnemex.strategies.context import ContextBuilder, ContextRequest
 
     referee = load_referee(Path(args.referee))
@@ -91,6 +97,16 @@ def main(argv: list[str] | None = None) -> int:
                 "recall@10": len(gold_set & set(got[:10])) / len(gold_set),
                 "top10_tokens": sum(estimate_tokens(r.memory.content) for r in found[:10]),
             }
+            kept = [r for r in found[:10] if r.confidence >= settings.search_min_confidence]
+            shown = search_result(kept)
+            tool_text = render.search_text(shown.results, hidden=len(found[:10]) - len(kept),
+                                           floor=settings.search_min_confidence)
+            ids = [back.get(h.id, h.id) for h in shown.results]
+            whole_hits = {back.get(h.id, h.id) for h in shown.results if flat(h.preview) == text_of.get(back.get(h.id, h.id))}
+            row["tool@5"] = len(gold_set & set(ids[:5])) / len(gold_set)
+            row["tool@10"] = len(gold_set & set(ids)) / len(gold_set)
+            row["tool_whole@10"] = len(gold_set & whole_hits) / len(gold_set)
+            row["tool_tokens"] = estimate_tokens(tool_text)
             for budget in budgets:
                 packed = builder.build(ContextRequest(project, task=qa["question"], budget=budget),
                                        with_blocks=False, with_pinned=False)
@@ -116,14 +132,17 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"LoCoMo {Path(args.data).name}: {len(rows)} questions with evidence, "
           f"{len(data)} conversations, {time.perf_counter() - started:.0f} s")
-    print("\n| questions | n | search R@5 | search R@10 | top-10 tokens (median) | "
+    print("\n| questions | n | search R@5 | search R@10 | top-10 tokens (median) | search_memory R@5 | "
+          "search_memory R@10 whole / any | its tokens (median) | "
           + " | ".join(f"context {b} whole / any" for b in budgets) + " |")
-    print("|---|---|---|---|---|" + "---|" * len(budgets))
+    print("|---|---|---|---|---|---|---|---|" + "---|" * len(budgets))
     for name in ["overall"] + sorted(k for k in groups if k != "overall"):
         items = groups[name]
         cells = " | ".join(f"{mean(f'whole@{b}', items):.1f} / {mean(f'any@{b}', items):.1f}" for b in budgets)
         print(f"| {name} | {len(items)} | {mean('recall@5', items):.1f} | {mean('recall@10', items):.1f} | "
-              f"{statistics.median(r['top10_tokens'] for r in items):.0f} | {cells} |")
+              f"{statistics.median(r['top10_tokens'] for r in items):.0f} | {mean('tool@5', items):.1f} | "
+              f"{mean('tool_whole@10', items):.1f} / {mean('tool@10', items):.1f} | "
+              f"{statistics.median(r['tool_tokens'] for r in items):.0f} | {cells} |")
     items = groups["overall"]
     print("\n| budget | median tokens used | median memories packed | mean memories packed |")
     print("|---|---|---|---|")
