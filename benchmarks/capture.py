@@ -1,6 +1,6 @@
 """Capture and injection speed, as Claude Code runs the hooks `mnemex init` writes.
 
-    python benchmarks/capture.py [--runs 60] [--events 1000]
+    python benchmarks/capture.py [--runs 80] [--events 1000] [--gap 0.25]
 
 Each hook is a new process: the installed `mnemex` command (`mnemex hook`), the recorded payload
 on stdin (tests/data/hooks), the answer on stdout; wall time from spawn to exit. The store holds
@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import mnemex
+
+    if str(ROOT) not in sys.path:  # run as a script: the benchmarks package from this checkout
+        sys.path.insert(0, str(ROOT))  # (not through PYTHONPATH: the hooks would inherit it)
     from benchmarks.coding import build
     from mnemex.capture.events import tool_record
     from mnemex.capture.ingest import Ingester
