@@ -84,8 +84,7 @@ def hand_over(raw: bytes, environ, event_id: str) -> tuple[bytes | None, str | N
     except ImportError:  # pragma: no cover - not CPython
         import socket  # type: ignore[no-redef]
 
-    passed = {k: v for k, v in environ.items()
-              if k in ("MNEMEX_CONFIG", "CLAUDE_PROJECT_DIR") or k.startswith("MNEMEX_CAPTURE__")}
+    passed = passed_env(environ)
     head = (f"POST {HOOK_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(raw)}\r\nx-mnemex-env: {json.dumps(passed)}\r\n"
             f"x-mnemex-event-id: {event_id}\r\nConnection: close\r\n\r\n")
@@ -110,6 +109,13 @@ def hand_over(raw: bytes, environ, event_id: str) -> tuple[bytes | None, str | N
     if not head_part.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")):
         return None, None  # refused or failed: the hook's own path
     return body, None
+
+
+def passed_env(environ) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The part of a hook's environment the daemon takes into account (its capture settings and
+    project): what the hook sends, and all the daemon accepts."""
+    return {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)
+            and (k in ("MNEMEX_CONFIG", "CLAUDE_PROJECT_DIR") or k.startswith("MNEMEX_CAPTURE__"))}
 
 
 def daemon_socket(environ) -> str | None:  # type: ignore[no-untyped-def]

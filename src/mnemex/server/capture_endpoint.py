@@ -26,22 +26,14 @@ import anyio
 from mnemex.capture.events import EVENT_ID_KEY
 from mnemex.capture.hook import MAX_INPUT, handle
 from mnemex.capture.settings import HookSettings, read_hook_settings
+from mnemex.entry import passed_env
 
 log = logging.getLogger(__name__)
 
 PATH = "/mnemex/hook"
 ENV_HEADER = b"x-mnemex-env"
 ID_HEADER = b"x-mnemex-event-id"
-#: What the hook's environment may say about its capture.
-PASSED = ("MNEMEX_CONFIG", "CLAUDE_PROJECT_DIR")
-PASSED_PREFIX = "MNEMEX_CAPTURE__"
 _EVENT_ID = re.compile(r"[0-9a-f]{16,64}")
-
-
-def passed_env(environ: Any) -> dict[str, str]:
-    """The part of a hook's environment the daemon takes into account."""
-    return {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)
-            and (k in PASSED or k.startswith(PASSED_PREFIX))}
 
 
 class RuntimeContext:
@@ -51,19 +43,10 @@ class RuntimeContext:
         self.rt = runtime
 
     def session_context(self, settings: HookSettings, *, project: str, session: str, source: str) -> str:
-        rt = self.rt
-        if rt.before_session is not None:
-            try:
-                rt.before_session()  # the last session's episode and fixes first
-            except Exception:
-                log.exception("before a session's context")
-        return rt.strategy.session_context(rt.builder, project=project, session_id=session or None,
-                                           budget=rt.injection.session_budget).text
+        return self.rt.session_context(project, session or None).text
 
     def prompt_context(self, settings: HookSettings, *, project: str, session: str, prompt: str) -> str:
-        rt = self.rt
-        return rt.strategy.prompt_context(rt.builder, project=project, session_id=session or None, prompt=prompt,
-                                          budget=rt.injection.prompt_budget).text
+        return self.rt.prompt_context(project, session or None, prompt).text
 
 
 class HookEndpoint:

@@ -4,7 +4,6 @@ search over past sessions of the self-editing strategy."""
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -21,7 +20,6 @@ from mnemex.tools.memory_tools import hints, lean
 from mnemex.tools.runtime import ToolRuntime
 from mnemex.views import SearchResult, search_result
 
-log = logging.getLogger("mnemex.context")
 EVENTS = ("", "session_start", "prompt")
 STANDING = ("project", "-", "")
 
@@ -42,17 +40,9 @@ def register_context_tools(server: MCPServer, rt: ToolRuntime) -> None:
             project = await rt.resolve_project(ctx)
             size = _budget(budget)
             if event == "session_start":
-                if rt.before_session is not None:
-                    try:
-                        await rt.run(rt.before_session)
-                    except Exception:  # the context without the latest capture beats no context
-                        log.exception("before a session's context")
-                packed = await rt.run(rt.strategy.session_context, rt.builder, project=project,
-                                      session_id=session_id or None, budget=size or rt.injection.session_budget)
+                packed = await rt.run(rt.session_context, project, session_id or None, size or None)
             elif event == "prompt":
-                packed = await rt.run(rt.strategy.prompt_context, rt.builder, project=project,
-                                      session_id=session_id or None, prompt=task,
-                                      budget=size or rt.injection.prompt_budget)
+                packed = await rt.run(rt.prompt_context, project, session_id or None, task, size or None)
             else:
                 packed = await rt.run(rt.builder.build, ContextRequest(project, task, size or rt.injection.session_budget))
         return packed.text

@@ -3,6 +3,7 @@ builder, and who is calling — the caller's project and client."""
 
 from __future__ import annotations
 
+import logging
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from mnemex.engine.service import MemoryEngine
 from mnemex.projects import project_of_roots
 from mnemex.strategies import ContextBuilder, InjectionStrategy, strategy_for
 
+log = logging.getLogger("mnemex.context")
 PROJECT_HEADER = "x-mnemex-project"
 CLIENT_HEADER = "x-mnemex-client"
 T = TypeVar("T")
@@ -46,6 +48,23 @@ class ToolRuntime:
             self._builder = ContextBuilder(self.engine, self.injection,
                                            blocks=blocks.render if blocks is not None else None)
         return self._builder
+
+    def session_context(self, project: str | None, session_id: str | None, budget: int | None = None) -> Any:
+        """What a session gets at its start (the strategy's `Packed`), once the last session's
+        capture is in (`before_session`). Blocking: run it in a worker thread."""
+        if self.before_session is not None:
+            try:
+                self.before_session()
+            except Exception:  # the context without the latest capture beats no context
+                log.exception("before a session's context")
+        return self.strategy.session_context(self.builder, project=project, session_id=session_id,
+                                             budget=budget or self.injection.session_budget)
+
+    def prompt_context(self, project: str | None, session_id: str | None, prompt: str,
+                       budget: int | None = None) -> Any:
+        """What a prompt gets (the strategy's `Packed`). Blocking: run it in a worker thread."""
+        return self.strategy.prompt_context(self.builder, project=project, session_id=session_id, prompt=prompt,
+                                            budget=budget or self.injection.prompt_budget)
 
     def project_for(self, ctx: Any) -> str | None:
         """The caller's project: the client's first root when it offers roots (`roots/list`,
