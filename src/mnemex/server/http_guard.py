@@ -148,6 +148,23 @@ class RateLimit:
                       [(b"retry-after", str(wait).encode())])
 
 
+#: How much of a refused body is read (and dropped) before the 413: closing on unread bytes makes
+#: the kernel reset the connection, and the client then sees a broken connection, not the 413.
+DRAIN_LIMIT = 64 * 1024 * 1024
+
+
+async def _drain(receive: Any, limit: int) -> None:
+    """Read and drop the rest of a request body (up to `limit` bytes)."""
+    seen = 0
+    while seen <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        seen += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
+
+
 class BodyLimit:
     """ASGI middleware: 413 for a body over `max_bytes` (declared or streamed); the accepted
     body is read here and replayed to the app."""
@@ -156,7 +173,9 @@ class BodyLimit:
         self.app = app
         self.max_bytes = max_bytes
 
-    async def _too_large(self, send: Any) -> None:
+    async def _too_large(self, receive: Any, send: Any, more: bool = True) -> None:
+        if more:
+            await _drain(receive, DRAIN_LIMIT)
         size = f"{self.max_bytes} bytes" + (f" ({self.max_bytes / 1048576:g} MiB)" if self.max_bytes >= 1048576 else "")
         await _refuse(send, 413,
                       f"request body too large: this server accepts at most {size}; the operator can raise "
@@ -174,7 +193,7 @@ class BodyLimit:
                 except ValueError:
                     declared = 0  # uvicorn refuses a malformed length before we see it
                 if declared > self.max_bytes:
-                    await self._too_large(send)
+                    await self._too_large(receive, send)
                     return
         body = bytearray()
         complete = False
@@ -186,7 +205,7 @@ class BodyLimit:
                 break
             body += message.get("body", b"")
             if len(body) > self.max_bytes:
-                await self._too_large(send)
+                await self._too_large(receive, send, more=bool(message.get("more_body", False)))
                 return
             complete = not message.get("more_body", False)
         pending.insert(0, {"type": "http.request", "body": bytes(body), "more_body": not complete})
