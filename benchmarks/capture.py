@@ -2,8 +2,10 @@
 
     python benchmarks/capture.py [--runs 80] [--events 1000] [--gap 0.25]
 
-Each hook is a new process: the installed `mnemex` command (`mnemex hook`), the recorded payload
-on stdin (tests/data/hooks), the answer on stdout; wall time from spawn to exit. The store holds
+Each hook is a new process: the hook command `mnemex init` writes for this installation (`python
+-S .../mnemex/hook_script.py`), the recorded payload on stdin (tests/data/hooks), the answer on
+stdout; wall time from spawn to exit. Capture is also timed, in turns with it, through the
+console script (`mnemex hook`): the same hook started the usual way. The store holds
 the coding-agent set's memories (benchmarks/data/coding_bench.json, 204 memories).
 
 * floor: `python -c pass`, the interpreter's own start, in the same run (ratios beside times);
@@ -27,6 +29,7 @@ import compileall
 import json
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -73,11 +76,15 @@ def payload(name: str, **changes: Any) -> dict[str, Any]:
 
 
 class Hooks:
-    """Runs `mnemex hook` as Claude Code does, against one scratch store."""
+    """Runs a hook command as Claude Code does, against one scratch store: the command `mnemex
+    init` writes for this installation, or (`console=True`) the console script's `mnemex hook`."""
 
-    def __init__(self, env: dict[str, str], project: Path):
+    def __init__(self, env: dict[str, str], project: Path, *, console: bool = False):
+        from mnemex.clients.launcher import find_launcher
+
         found = shutil.which("mnemex", path=str(Path(sys.executable).parent))
-        self.argv = [found, "hook"] if found else [sys.executable, "-m", "mnemex", "hook"]
+        launcher = find_launcher(found or "", which=lambda _: None)
+        self.argv = [*launcher.argv, "hook"] if console else shlex.split(launcher.hook_command)
         self.env, self.project = env, project
 
     def fire(self, data: dict[str, Any]) -> tuple[float, str]:
@@ -141,19 +148,21 @@ def main(argv: list[str] | None = None) -> int:
         data = {**data, "project": str(project)}
         build(data, data_dir).close()
         settings = Settings(data_dir=data_dir)
-        hooks = Hooks(env, project)
+        hooks, console = Hooks(env, project), Hooks(env, project, console=True)
 
         floor = timed([sys.executable, "-c", "pass"], args.runs, env)
         f50 = pct(floor, 0.5)
         rows.append(summary("python -c pass (floor)", floor))
 
         def capture(label: str) -> None:
-            took = []
+            """The command init writes, and in turns with it the console script's `mnemex hook`."""
+            took: dict[str, list[float]] = {"": [], ", `mnemex hook`": []}
             for i in range(args.runs):
-                time.sleep(args.gap)
-                took.append(hooks.fire(payload(TOOL_PAYLOADS[i % len(TOOL_PAYLOADS)],
-                                               tool_use_id=f"toolu_{label}_{i}"))[0])
-            rows.append(summary(f"capture, {label}", took, f50))
+                for name, runner in (("", hooks), (", `mnemex hook`", console)):
+                    time.sleep(args.gap)
+                    took[name].append(runner.fire(payload(TOOL_PAYLOADS[i % len(TOOL_PAYLOADS)],
+                                                          tool_use_id=f"toolu_{label}{name}_{i}"))[0])
+            rows.extend(summary(f"capture, {label}{name}", t, f50) for name, t in took.items())
 
         capture("no daemon")
         session = "bench-session-0"

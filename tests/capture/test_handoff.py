@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import mnemex
 from mnemex.capture.events import event_id
 from mnemex.capture.ingest import Ingester, event_memory_id
 from mnemex.capture.spool import Spool
@@ -93,6 +94,40 @@ def test_a_running_daemon_takes_the_tool_use_and_spools_it_as_the_hook_would(dae
     assert answer["hookEventName"] == "SessionStart" and "docker compose up db" in answer["additionalContext"]
 
 
+FAST_HOOK = [sys.executable, "-X", "importtime", "-S", str(Path(mnemex.__file__).resolve().parent / "hook_script.py")]
+
+
+def _fast(data: dict, env: dict[str, str]) -> tuple[set[str], bytes]:
+    """Run the hook command `mnemex init` writes: the modules it imported, what it printed."""
+    done = subprocess.run(FAST_HOOK, input=json.dumps(data).encode(), capture_output=True, timeout=60,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("MNEMEX_")}, **env})
+    assert done.returncode == 0, done.stderr
+    lines = [line.split("|") for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
+    return {cols[-1].strip() for cols in lines[1:]}, done.stdout
+
+
+def test_the_hook_command_init_writes_hands_over_without_loading_re_and_spools_itself_with_site(daemons) -> None:
+    daemon_client.ensure_daemon(daemons)
+    env = {"MNEMEX_DATA_DIR": str(daemons.data_dir), "CLAUDE_PROJECT_DIR": PROJECT,
+           "MNEMEX_CAPTURE__MAX_CHARS": "1500"}  # a setting that travels in the hand-off
+    bash = payload("post_tool_use_bash", tool_use_id="toolu_fast_1")
+    modules, printed = _fast(bash, env)
+    assert printed == b"" and "mnemex.entry" in modules and "mnemex.capture.hook" not in modules
+    assert not modules & {"re", "json", "pathlib", "typing", "site", "socket"}, sorted(modules)
+    assert _ingested(daemons, bash) is not None
+    daemon_client.call_tool(daemons, "memorize", {"content": "Releases are cut from the release branch with "
+                                                  "`make release`, never from main.", "kind": "procedure"},
+                            project=PROJECT, start=False)
+    modules, printed = _fast(payload("session_start", session_id="fast-session"), env)
+    assert not modules & {"re", "json", "site"}, sorted(modules)
+    assert "make release" in json.loads(printed)["hookSpecificOutput"]["additionalContext"]
+    # no daemon for this store: the hook's own path, with the installation's packages (`site`)
+    alone = {"MNEMEX_DATA_DIR": str(daemons.data_dir.parent / "alone"), "CLAUDE_PROJECT_DIR": PROJECT}
+    modules, printed = _fast(bash, alone)
+    assert printed == b"" and {"site", "mnemex.capture.hook"} <= modules
+    assert [e["id"] for e in _spooled(daemons.data_dir.parent / "alone")] == [event_id(bash)]
+
+
 def test_with_no_daemon_the_hook_spools_itself_and_a_use_spooled_twice_is_ingested_once(engine, settings) -> None:
     env = {"MNEMEX_DATA_DIR": str(settings.data_dir)}
     edit = payload("post_tool_use_edit")
@@ -118,7 +153,7 @@ def test_the_endpoint_refuses_what_is_not_a_tool_use(daemons) -> None:
 
     sock = str(daemon_client.ensure_daemon(daemons))
 
-    def send(method: str, body: bytes, env: str = "{}") -> bytes:
+    def send(method: str, body: bytes, env: str = "") -> bytes:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(10)
             conn.connect(sock)

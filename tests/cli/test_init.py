@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import mnemex
 from mnemex.clients.files import render
 from mnemex.clients.launcher import find_launcher, is_mnemex_hook
 from mnemex.clients.merge import (
@@ -269,7 +270,7 @@ def test_the_command_is_absolute_whatever_runs_init(s: Setup):
         s.entry("cursor", sys.executable, ("-m", "mnemex.cli"))
     assert s.run("claude-code", "--yes", path=str(s.home)).returncode == 0
     hook = load(s.repo / ".claude" / "settings.json")["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert hook == shlex.join([sys.executable, "-m", "mnemex.cli", "hook"])
+    assert hook == shlex.join([sys.executable, "-S", str(Path(mnemex.__file__).resolve().parent / "hook_script.py")])
     assert s.run("claude-code", "--yes").returncode == 0  # another install: updated in place, not added
     assert load(s.repo / ".claude" / "settings.json") == {"hooks": ours(f"{s.mnemex} hook")}
     installed = Path(sys.executable).parent / "mnemex"
@@ -341,6 +342,8 @@ def test_server_entry_keeps_its_place_and_env_but_not_another_transport():
     ("/a/b/mnemex hook", True), ("'/my dir/mnemex' hook", True), ("/usr/bin/python3 -m mnemex.cli hook", True),
     ("C:\\\\tools\\\\mnemex.exe hook", True), ("mnemex-other hook", False), ("echo hook", False),
     ("/a/mnemex hook --x", False), ("/a/mnemex serve", False), ("'unclosed hook", False), (None, False),
+    ("/v/bin/python -S /v/lib/python3.11/site-packages/mnemex/hook_script.py", True),
+    ("/v/bin/python -S /v/other/hook_script.py", False), ("/v/bin/python /v/mnemex/hook_script.py", False),
 ])
 def test_which_hook_commands_are_mnemex(command, mine: bool):
     assert is_mnemex_hook(command) is mine
@@ -350,10 +353,15 @@ def test_the_launcher_prefers_the_running_script_then_path_then_this_python(tmp_
     script = tmp_path / "bin" / "mnemex"
     script.parent.mkdir()
     script.write_text("")
-    assert find_launcher(str(script), which=lambda _: None).argv == (str(script.resolve()),)
-    assert find_launcher("/src/mnemex/cli.py", which=lambda _: str(script)).argv == (str(script.resolve()),)
-    assert find_launcher("/src/mnemex/__main__.py", which=lambda _: None, executable="/v/bin/python").argv == \
-        ("/v/bin/python", "-m", "mnemex.cli")
+    fast = str(Path(mnemex.__file__).resolve().parent / "hook_script.py")
+    running = find_launcher(str(script), which=lambda _: None, executable="/v/bin/python")
+    assert running.argv == (str(script.resolve()),)
+    assert running.hook_command == f"/v/bin/python -S {fast}"  # this installation: its fast hook
+    other = find_launcher("/src/mnemex/cli.py", which=lambda _: str(script))
+    assert other.argv == (str(script.resolve()),) and other.hook_command == f"{script.resolve()} hook"
+    module = find_launcher("/src/mnemex/__main__.py", which=lambda _: None, executable="/v/bin/python")
+    assert module.argv == ("/v/bin/python", "-m", "mnemex.cli")
+    assert module.hook_command == f"/v/bin/python -S {fast}" and is_mnemex_hook(module.hook_command)
 
 
 def test_render_keeps_the_file_style():

@@ -10,8 +10,8 @@ the event id the hook chose (header `x-mnemex-event-id`; a tool use's id comes f
 makes an event that reached both ingested once.
 
 The route sits before the MCP app on the daemon's Unix socket (owner-only): `POST
-/mnemex/hook`, the hook payload as the body, header `x-mnemex-env` a JSON object of those
-variables."""
+/mnemex/hook`, the hook payload as the body, header `x-mnemex-env` those
+variables (`entry.encode_env`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import anyio
 from mnemex.capture.events import EVENT_ID_KEY
 from mnemex.capture.hook import MAX_INPUT, handle
 from mnemex.capture.settings import HookSettings, read_hook_settings
-from mnemex.entry import passed_env
+from mnemex.entry import decode_env, passed_env
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class HookEndpoint:
         try:
             payload = json.loads(bytes(body))
             headers = dict(scope.get("headers") or [])
-            env = passed_env(json.loads(headers.get(ENV_HEADER, b"{}")))
+            env = passed_env(decode_env(headers.get(ENV_HEADER, b"")))
             event_id = headers.get(ID_HEADER, b"").decode("ascii")
         except (ValueError, AttributeError):
             return 400, b""
