@@ -139,11 +139,13 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
             out = run.outcomes[(u["id"], step)]
             hit = any(p.action == WriteAction.SUPERSEDED and set(p.affected_ids) & before for p in parts(out))
             (caught if hit else missed).append((u["id"], step, u["kind"], out))
+    owner = {mid: key for key, ids in run.holders.items() for mid in ids}
     for (item, step), out in run.outcomes.items():
         allowed = earlier.get((item, step), set()) if item.startswith("u") else set()
         for p in parts(out):
             if p.action == WriteAction.SUPERSEDED and set(p.affected_ids) - allowed:
-                wrong.append((item, step, out))
+                replaced = sorted(owner.get(m, ("?", 0)) for m in set(p.affected_ids) - allowed)
+                wrong.append((item, step, out, replaced))
     by_id = {s["id"]: s for s in data["separate"]}
     for sid, s in by_id.items():
         if s["kind"] == "compound" or len(s["statements"]) == 1:
@@ -282,8 +284,11 @@ def main(argv: list[str] | None = None) -> int:
             w = res["write"]
             for item, step, kind, out in w["missed"]:
                 print(f"missed {item}/{step} [{kind}]: {out.action} {out.reason[:100]}")
-            for item, step, out in w["wrong"]:
-                print(f"wrong supersede {item}/{step}: {out.reason[:100]}")
+            text = {(e.item, e.step): e.text for e in events(data)}
+            for item, step, out, replaced in w["wrong"]:
+                print(f"wrong supersede {item}/{step}: {out.reason[:100]}\n  new: {text[(item, step)][:150]}")
+                for key in replaced:
+                    print(f"  replaced {key[0]}/{key[1]}: {text.get(key, '?')[:150]}")
             for item, step, kind, out in w["damaged"]:
                 print(f"look-alike damaged {item}/{step} [{kind}]: {out.action} {out.reason[:100]}")
             for case in next(iter(res["read"].values()))["misses"]:

@@ -54,6 +54,20 @@ def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     ("Node 18 is used for the build image.", "The build image was bumped from Node 18 to Node 20.", "left behind"),
     ("The API server listens on port 8080", "The API server listens on port 9090", "port changed"),
     ("The user prefers tabs over spaces", "The user prefers spaces over tabs", "reversal"),
+    # the old value named again beside the new one, in a reason or an aside
+    ("The game server takes UDP 4000; open it in the firewall.",
+     "Game traffic is on UDP 4100 now: some routers were dropping 4000.", "port changed: 4000 -> 4100 (the old one named"),
+    ("The scheduler API is on port 7000.", "scheduler's listener moved to 7400 because 7000 clashes with the profiler.",
+     "7000 -> 7400"),
+    # a port inside a URL is a value; a change verb with a changed value of its kind
+    ("The mail catcher is at http://localhost:1080 in the dev stack.", "The mail catcher answers on port 1090 now.",
+     "port changed: 1080 -> 1090"),
+    ("The frontend is built with Node 18.14.", "Bumped the frontend build to Node 20.11.", "version changed: 18.14 -> 20.11"),
+    ("The worker deployment runs 2 replicas in production.", "Scaled the worker-deployment to 6 replicas in production.",
+     "count changed: 2 -> 6"),
+    # a hand-over names the old owner as left behind
+    ("The billing team owns the `invoices` table and its retention job.",
+     "Payments took over the `invoices` table from the billing team.", "as left behind"),
 ])
 def test_sure_replacements_say_why(old, new, why):
     verdict = compare(read(old), read(new), 0.7)
@@ -82,3 +96,16 @@ def test_reading_names_values_cues_and_what_is_left_behind():
     assert normalise_name("fetch_users") != normalise_name("fetch_user")
     assert shape("services/cards/") == "location" and shape("CardsApi.freeze(cardId)") == "code"
     assert shape("db1.internal") == "location" and shape("tokio-tungstenite") == "kebab"
+
+
+def test_what_the_reading_takes_for_values_and_cues():
+    # a cue word after a number is no unit ("27015 now" counts nothing); UDP/TCP ports are ports
+    assert read("Game traffic is on UDP 27015 now.").values == {Value("27015", "port")}
+    assert Value("8025", "port") in read("Mail is caught at http://localhost:8025.").values
+    # "as well as" joins two things; it does not say the statement adds to another one
+    assert not read("It takes S3 URIs as well as local paths.").additive
+    assert read("The worker reads S3 URIs as well.").additive
+    # "deleted" is a change only when something was deleted, not as what a rule does
+    assert read("The old flag was deleted from the loader.").change >= 0.9
+    assert read("Objects in the bucket are deleted after 30 days.").change == 0.0
+    assert read("Nobody pushes to release branches.").negated

@@ -57,6 +57,9 @@ class Thresholds:
     """Least aboutness when the newer statement names the older one's value as left behind."""
     left_similarity: float = 0.35
     """... and least cosine for it."""
+    named_again: float = 0.25
+    """Least aboutness when the newer statement names the older one's value again beside a new
+    value of the same kind, with a change cue (the old value named is the strongest sign)."""
     min_similarity: float = 0.45
     """Least cosine for a change cue to count (farther, it is about something else)."""
     strong_cue_change: float = 0.35
@@ -98,6 +101,9 @@ class Evidence:
     extra: frozenset[str]
     missing: frozenset[str]
     negation_flip: bool
+    named_again: frozenset[Value] = frozenset()
+    """Values the older one gives that the newer one names again (in a reason, as the old one)
+    beside a new value of the same kind: "moved to 8600 because 8000 clashes"."""
 
 
 def evidence(old: Statement, new: Statement) -> Evidence:
@@ -132,7 +138,10 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     left_hit = frozenset(t for terms, whole in new.left_spans
                          if whole in old_terms or terms <= old_terms for t in (terms & old_terms) - old.left)
     extra = frozenset(new.words - old_keys - new.left)
-    return Evidence(subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
+    mentioned = new.value_texts | new.reason | new.left
+    named_again = frozenset(v for v in old_vals if v.text in mentioned and len(v.text) >= 2
+                            and any(compatible(v, c) for c in came))
+    return Evidence(named_again=named_again, subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
                     came_values=came, typed_change=typed, swapped=swapped, came_names=frozenset(came_names),
                     extra=extra, missing=frozenset(missing - gone_names), negation_flip=old.negated != new.negated)
 
@@ -184,20 +193,27 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     what = _what(e)
     sure = ""
     resets = sorted(k for k, v in new.settings if dict(old.settings).get(k, v) != v)
-    if new.restating and not e.left_hit:
+    if new.restating and not e.left_hit and not (e.came_names or e.came_values):
         cue = 0.0  # "as before", "still", "nothing changed": it says what holds, not what changed
+        # (not when it brings a name or value of its own: "... to Slack; the list still gets a copy")
     if resets and about >= limits.maybe:  # one key holds one value: KEY=redis after KEY=database
         sure = f"setting {resets[0]} changed"
     elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity):
         sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
-    elif e.typed_change and cue >= 0.9 and about >= limits.strong_cue_change:
+    elif e.named_again and cue >= 0.5 and about >= limits.named_again \
+            and (similarity is None or similarity >= limits.left_similarity):
+        g = sorted(e.named_again, key=lambda v: v.text)[0]
+        c = sorted((v for v in e.came_values if compatible(g, v)), key=lambda v: v.text)[0]
+        sure = f"{g.kind.split(':')[0]} changed: {g.text} -> {c.text} (the old one named, {_cue_label(new)})"
+    elif e.typed_change and cue >= 0.8 and about >= limits.strong_cue_change:  # "bumped", "moved to"
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or new.left_spans and e.came_names and e.missing) and cue >= 0.9 \
             and about >= limits.cued_change:  # names are many: a swap needs more of the same subject
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change:
         sure = f"{what} ({_cue_label(new)})"
-    elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change and not e.came_names:
+    elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change \
+            and (not e.came_names or about >= limits.parallel):  # a new name: only about the very same thing
         sure = f"negation flipped ({_cue_label(new)})"
     elif ((e.typed_change or e.swapped and len(e.came_names) <= 2) and e.subject >= limits.parallel
           and e.reverse >= limits.parallel and not e.extra and not _other_subject(old, new)):

@@ -49,10 +49,10 @@ _SIZE = frozenset({"b", "kb", "mb", "gb", "tb"})
 CUE_STEMS = frozenset("""
 sinc after follow start begin effect reorg
 renam replac switch migrat mov deprecat remov retir decommission sunset dropp ditch abandon scrapp kill
-disabl paus turn shut instead rather favour favor place formerly previously originally chang updat bump
+disabl delet paus turn shut instead rather favour favor place formerly previously originally chang updat bump
 upgrad downgrad rais lower increas decreas reduc extend shorten relax tighten doubl halv cut now nowadays
 going forward latest current currently old previous former legacy outdat obsolet actually correction
-wrong incorrect mistaken enabl reenabl reinstat restor brought back longer anymore more
+wrong incorrect mistaken enabl reenabl reinstat restor brought back longer anymore more lift
 """.split())
 
 
@@ -85,7 +85,7 @@ _COMMON_CAPS = frozenset({"API", "APIS", "URL", "URLS", "HTTP", "HTTPS", "JSON",
 #: A cue word that says nothing changed ("nothing changed", "not moved", "unchanged").
 _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|wasn'?t|isn'?t)\s+(?:\w+\s+)?"
                            r"(?:changed|moved|switched|replaced|renamed|migrated|updated)\b|\bunchanged\b", re.I)
-_ADDITIVE = re.compile(r"\b(?:too|also|as well|in addition|additionally|likewise|on top of)\b", re.I)
+_ADDITIVE = re.compile(r"\b(?:too|also|as well(?! as)|in addition|additionally|likewise|on top of)\b", re.I)
 _RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:noted|mentioned|agreed|said)|reminder|nothing changed|"
                         r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record)\b", re.I)
 
@@ -117,9 +117,10 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
     (r"\bswitch(?:ed|es|ing)?\b(?! (?:case|statement))", 1.0, "switched"),
     (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
-    (r"\bmov(?:e|ed|es|ing)\b (?:\w+ )?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
+    (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ )?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
     (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
-    (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b", 0.9, "removed"),
+    (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b"
+     r"|\b(?:was|were|has been|have been|got|is now|are now) deleted\b|\bdeleted (?:the|our|its|it|them)\b", 0.9, "removed"),
     (r"\b(?:disabled|switched off|turned off|shut (?:down|off)|paused)\b", 0.9, "disabled"),
     (r"\bno longer\b|\bnot any ?more\b|\bany ?more\b", 1.0, "no longer"),
     (r"\binstead of\b|\brather than\b|\bin favou?r of\b|\bin place of\b", 1.0, "instead of"),
@@ -134,10 +135,12 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"|\b(?:since|starting(?: with)?|from) (?:the |this |last |our )?(?:reorg|migration|upgrade|cutover|switch|move|"
      r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b", 0.5, "since"),
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
-     r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to)\b", 0.9, "rewrote"),
+     r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
+     r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
     (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.4, "old"),
     (r"\b(?:actually|correction|wrong|incorrect|mistaken)\b", 0.6, "correction"),
-    (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored(?! from)|brought back)\b", 0.8, "re-enabled"),
+    (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored(?! from)|brought back|(?:is|are) back\b(?! to)|"
+     r"(?:automated|automatic|enabled|running|on) again)\b", 0.8, "re-enabled"),
 ))
 STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
              r"when|while|if|on|in|at|last|this|from)")
@@ -160,9 +163,10 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:formerly|previously|originally) (?:on |in |at |with |using |via )?{_ART}{_SPAN}{_END}",
     rf"\b(?:the|our|its) (?:old|previous|former|legacy) {_SPAN}{_END}",
     rf"\b{_SPAN} (?:is|was|has been|are|were|got|gets) (?:now |officially |fully |being )?(?:deprecated|removed|retired|"
-    rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used)\b",
+    rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used|deleted)\b",
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
     rf"\b(?:mov|migrat|switch)(?:e|ed|es|ing)? (?:\w+ )?(?:off|away from|out of|from) {_ART}{_SPAN}{_END}",
+    rf"\b(?:took|taken|takes|take) over\b[^.;]{{0,80}}? from {_ART}{_SPAN}{_END}",
     rf"\bnot (?:on |in |at |with |using )?{_ART}{_SPAN} any ?more\b",
     rf"(?:,|;|\(|\bbut|\band)\s*not {_ART}{_SPAN}{_END}",
     rf"\bnot {_ART}{_SPAN},? but\b",
@@ -175,7 +179,7 @@ _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so tha
                      r"for now)\b\s?[^;,—]*", re.I)
 #: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
 _ALTERNATIVE = re.compile(r"(?:,|;|\(|\bbut|\band)\s*not\s+[^,.;()]+|\bnot\s+[^,.;()]+?,?\s+but\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|never|no|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|"
+_NEGATION = re.compile(r"\b(?:not|never|no|nobody|no one|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|"
                        r"cannot|shouldn'?t|mustn'?t|disabled|without|nothing|none|stop(?:ped)?)\b", re.I)
 
 
@@ -414,6 +418,17 @@ def shapes_compatible(a: str, b: str) -> bool:
     return a == b or ("kebab" in (a, b) and "code" not in (a, b))
 
 
+_URL_PORT = re.compile(r"://[^/\s:@]+:(\d{2,5})\b")
+
+
+def _url(url: str, names: _Names, values: set[Value]) -> None:
+    """A URL is a name; the port it gives is also a value ("localhost:8025" -> port 8025)."""
+    names.add(url)
+    port = _URL_PORT.search(url)
+    if port:
+        values.add(Value(port.group(1), "port"))
+
+
 @lru_cache(maxsize=8192)
 def terms_of(text: str) -> Terms:
     """(names, values, word stems) of a piece of text."""
@@ -425,7 +440,7 @@ def terms_of(text: str) -> Terms:
         nonlocal rest
         rest = pattern.sub(lambda m: (read_one(m), " ")[1], rest)
 
-    take(_URL, lambda m: names.add(m.group(0)))
+    take(_URL, lambda m: _url(m.group(0), names, values))
     take(_CODE_SPAN, lambda m: _code_span(m.group(1), names, values))
     take(_QUOTED, lambda m: names.add(next(g for g in m.groups() if g), "named"))
     take(_TIME, lambda m: values.add(Value(f"{int(m.group(1)):02d}:{m.group(2)}", "time")))
@@ -503,7 +518,8 @@ def _numbers(text: str, values: set[Value]) -> str:
         unit_norm = _UNITS.get(unit.lower())
         before = text[max(0, m.start() - 14):m.start()].lower()
         kind = _kind_of(digits, unit_norm or "", before, bool(prefix))
-        if kind == "number" and unit and not unit_norm and unit.isalpha() and unit.lower() not in STOP:
+        if kind == "number" and unit and not unit_norm and unit.isalpha() and unit.lower() not in STOP \
+                and stem(unit) not in CUE_STEMS and stem(unit) not in GENERIC:  # "27015 now" counts nothing
             kind = "count:" + stem(unit)
         values.add(Value(digits + (unit_norm or ""), kind))
         return " " if unit_norm else f" {unit} "
@@ -521,7 +537,7 @@ def _kind_of(digits: str, unit: str, before: str, prefixed: bool) -> str:
         return "percent"
     if unit:
         return "count:" + unit
-    if re.search(r"\bports?\s*(?:is|=|:|of)?\s*$|:$", before):
+    if re.search(r"\bports?\s*(?:is|=|:|of)?\s*$|:$|\b(?:udp|tcp|binds?|bound to|listens? on|listening on)\s*$", before):
         return "port"
     if re.search(r"\b(?:version|release|v)\s*$", before) or "." in digits:
         return "version"

@@ -112,8 +112,15 @@ def _value_words(values: set[str]) -> set[str]:
     return {w for v in values for w in _WORD.findall(v)}
 
 
+#: Among several memories a change would replace, the one it replaces is the likeliest same thing:
+#: the cosine plus this share of the subject words both statements hold (a rewording that still
+#: names the component beats a look-alike the embedding puts a little closer).
+SUBJECT_WEIGHT = 0.25
+
+
 def thresholds(config: GateConfig) -> Thresholds:
     return Thresholds(left_behind=config.left_behind, left_similarity=config.left_similarity,
+                      named_again=config.named_again,
                       min_similarity=config.min_similarity, strong_cue_change=config.strong_cue_change,
                       cued_change=config.cued_change, parallel=config.parallel, negation=config.negation,
                       maybe=config.maybe)
@@ -147,8 +154,9 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
         if relation is Relation.REPLACES:
             if memory.immutable or memory.pinned:  # truth anchors are never superseded: record the conflict
                 anchor = anchor or (memory, verdict.reason)
-            else:
-                replaced.append((memory, verdict.subject, sim, verdict.reason))
+            else:  # how surely the same thing: the cosine, and the share of subject words both hold
+                surely = sim + SUBJECT_WEIGHT * evidence(old, new).subject
+                replaced.append((memory, surely, sim, verdict.reason))
         elif relation is Relation.MAY_REPLACE and len(maybe) < config.max_candidates:
             maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5))
         elif relation is Relation.RESTATES and sim >= config.restate_at:
@@ -161,7 +169,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
     if replaced:
         # what a change replaces is the statement most surely about the same thing; the others
         # it would also replace are only candidates (a wrong supersede hides a true fact)
-        replaced.sort(key=lambda r: (-r[2], -r[1]))
+        replaced.sort(key=lambda r: -r[1])
         (target, _, s, why), rest = replaced[0], replaced[1:]
         others = [Candidate(m, sim_, f"{reason} (less surely the same thing than {target.id})", new.change >= 0.5)
                   for m, _, sim_, reason in rest]
