@@ -7,8 +7,9 @@ A hook event is first handed to the store's running daemon over its Unix socket
 settings, and answers with what to print). Only when no daemon takes it does the hook import the
 capture code and do it itself — with the same event id, so an event that reached both is
 ingested once. The hand-off imports `_socket` and nothing of mnemex but this module and
-`userdirs`: no `json`, `pathlib` or `typing`, which load `re` (~10 ms on a slow core), so the
-hook command `mnemex init` writes (`hook_script.py`, without `site`) starts in ~20 ms."""
+`userdirs`: no `json`, `pathlib` or `typing`, which load `re` (~10 ms on a slow core); with
+the hook command `mnemex init` writes (`hook_script.py`, without `site`) a tool use costs p50
+28 ms (benchmarks/RESULTS.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The Claude Code hook command `mnemex init` writes on POSIX systems:
 `<this Python> -S <this file>`. Claude Code starts it at every tool use, so its start is most of
 the hook's cost: run as a file without `site` (`-S`, ~5 ms) and without the console script's own
-`import re` (~10 ms on a slow core), a hand-off to the daemon takes ~20 ms where `mnemex hook`
-takes ~35. The directory holding the package goes first on the path (where `site` would have
+`import re` (~10 ms on a slow core), a tool use handed to the daemon took p50 28 ms against 46
+through `mnemex hook` in the same run (benchmarks/capture.py, RESULTS). The directory holding the package goes first on the path (where `site` would have
 found it); the hook's own path, taken when no daemon answers, loads `site` first."""
 
 import os

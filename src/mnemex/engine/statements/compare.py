@@ -47,6 +47,9 @@ class Verdict:
     reason: str = ""
     subject: float = 0.0
     """How surely both are about the same thing (`aboutness`): shared subject or embedding cosine."""
+    shared: float = 0.0
+    """The share of the older one's subject words the newer one holds (`Evidence.subject`), for a
+    sure replacement: which of several replaceable memories is the likeliest same thing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +186,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     """What `new` (the later statement) does to `old`; `similarity` is their embedding cosine
     when known (real updates reword what they are about; the embedding still sees it)."""
     if _reversed(old.text, new.text):
-        return Verdict(Relation.REPLACES, "same words in another order (a reversal)", 1.0)
+        return Verdict(Relation.REPLACES, "same words in another order (a reversal)", 1.0, 1.0)
     e = evidence(old, new)
     cue = new.change
     about = aboutness(e.subject, similarity)
@@ -225,7 +228,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         why_not = conflict(old, new)
         if why_not:
             return Verdict(Relation.MAY_REPLACE, f"{sure}, but {why_not}", about)
-        return Verdict(Relation.REPLACES, sure, about)
+        return Verdict(Relation.REPLACES, sure, about, e.subject)
     if _restates(old, new, e, similarity):
         return Verdict(Relation.RESTATES, "adds nothing new", about)
     if cue >= 0.5 and about >= limits.maybe and (changed or e.negation_flip or e.came_values or e.left_hit):

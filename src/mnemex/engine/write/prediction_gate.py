@@ -155,7 +155,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             if memory.immutable or memory.pinned:  # truth anchors are never superseded: record the conflict
                 anchor = anchor or (memory, verdict.reason)
             else:  # how surely the same thing: the cosine, and the share of subject words both hold
-                surely = sim + SUBJECT_WEIGHT * evidence(old, new).subject
+                surely = sim + SUBJECT_WEIGHT * verdict.shared
                 replaced.append((memory, surely, sim, verdict.reason))
         elif relation is Relation.MAY_REPLACE and len(maybe) < config.max_candidates:
             maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5))
