@@ -135,6 +135,9 @@ class RetrievalConfig(Frozen):
     min_score: float = Field(0.0, ge=0.0, description="Drop results whose final score is below this.")
 
     # -- what stays current and what is exact
+    exact_floor: bool = Field(True, description="Rare exact terms (`engine/retrieval/stages/exact.py`): a memory holding verbatim a term the query quotes or writes like code (error code, flag, path, env var, config key, identifier, number of 3+ digits) that at most `exact_max_df` memories hold ranks at least as high as BM25 alone ranks it among the candidates — the embedding, the boosts, neighbours and a compound question's parts never push it below.")
+    exact_anchor: bool = Field(True, description="A searched text with a rare exact term that a candidate holds keeps BM25's weight: the rules that let the embedding lead (`agreement_floor`, `vocabulary_floor`) are skipped for it, as for a text that names code.")
+    exact_max_df: int = Field(3, ge=1, le=100, description="Most memories (under the search's filter) that may hold a term for it to count as rare.")
     resolution: bool = Field(True, description="Read-time resolution: a top result the write gate flagged maybe_outdated_by a newer memory (that statement said something changed about it) is marked outdated_by it and the newer one is put just above it (brought in if the search missed it), never dropped; only when the two are still similar (resolution_floor), not about another environment or component, and the newer one answers the query about as well (resolution_relevance).")
     resolution_window: int = Field(10, ge=2, le=50, description="How many top results are resolved (at least the limit).")
     resolution_floor: float = Field(0.45, ge=0.0, le=1.0, description="Least cosine between two results for one to outdate the other.")

@@ -1,7 +1,8 @@
 """Candidate generation: per searched text, a dense search and a BM25 search (its words plus the
 memory words nearest in meaning), fused by score or RRF; a compound question's parts fused by
 RRF. The embedding leads when the words are no anchor: the best BM25 match is unrelated, or
-most query words are in no memory."""
+most query words are in no memory — unless the text names code or a rare exact term that a
+candidate holds (`stages/exact.py`)."""
 
 from __future__ import annotations
 
@@ -10,26 +11,29 @@ from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, ranked, rrf
 from mnemex.engine.retrieval.plan import QueryPlan, Terms, plan_query, terms_of
 from mnemex.engine.retrieval.query import TimeWindow, hypothetical_documents
+from mnemex.engine.retrieval.query.exact import ExactTerm
 from mnemex.engine.retrieval.stages.context import ReadContext
+from mnemex.engine.retrieval.stages.exact import anchored
 from mnemex.models import MemoryFilter, SparseVec, utcnow
 from mnemex.store.base import VectorQuery
 
 
-def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int,
-               cfg: RetrievalConfig) -> tuple[list[float] | None, Candidates]:
-    """(query vector, candidates with their fused relevance) for the plan's text and parts."""
+def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int, cfg: RetrievalConfig,
+               rare: tuple[ExactTerm, ...] = ()) -> tuple[list[float] | None, Candidates]:
+    """(query vector, candidates with their fused relevance) for the plan's text and parts;
+    `rare` are the query's rare exact terms (`stages/exact.py`), which anchor the texts holding them."""
     dense_w, sparse_w, pool = cfg.dense_weight, cfg.sparse_weight, max(cfg.candidates, limit)
     if cfg.intent_routing and plan.intent in cfg.intent_profiles:
         prof = cfg.intent_profiles[plan.intent]
         dense_w, sparse_w, pool = prof.dense_weight, prof.sparse_weight, max(prof.candidates, limit)
-    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool)
+    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool, rare)
     if not plan.compound:
         return qvec, merged
     # Compound question: the whole query and each part run separately, fused by RRF.
     lists = [ranked({k: c.relevance for k, c in merged.items()})]
     best = max((c.relevance for c in merged.values()), default=1.0)
     for terms in plan.subterms:
-        _, part = search_text(ctx, terms, plan, flt, cfg, dense_w, sparse_w, pool)
+        _, part = search_text(ctx, terms, plan, flt, cfg, dense_w, sparse_w, pool, rare)
         lists.append(ranked({k: c.relevance for k, c in part.items()}))
         for key, cand in part.items():
             if key not in merged:
@@ -42,7 +46,8 @@ def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int,
 
 
 def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,
-                dense_w: float, sparse_w: float, pool: int) -> tuple[list[float] | None, Candidates]:
+                dense_w: float, sparse_w: float, pool: int,
+                rare: tuple[ExactTerm, ...] = ()) -> tuple[list[float] | None, Candidates]:
     """Dense and BM25 candidates for one text, fused."""
     qvec = query_vector(ctx, terms.text, plan, cfg) if cfg.use_dense else None
     svec = ctx.sparse.embed_query(terms.text, terms.code) if cfg.use_sparse else None
@@ -76,7 +81,8 @@ def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilt
         scores = {k: v / best for k, v in rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
                                               [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
     else:
-        if dense_w > 0 and sparse_w > 0 and not terms.names_code and (
+        if dense_w > 0 and sparse_w > 0 and not terms.names_code and not (
+                cfg.exact_anchor and anchored(terms.text, rare, cands, cfg.exact_max_df)) and (
                 lexical_match_unrelated(cands, cfg) or vocabulary_missing(ctx, svec, flt, cfg)):
             dense_w, sparse_w = lean_on_embedding(cfg, dense_w, sparse_w)
         scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
