@@ -137,6 +137,7 @@ class RetrievalConfig(Frozen):
     # -- what stays current and what is exact
     exact_floor: bool = Field(True, description="Rare exact terms (`engine/retrieval/stages/exact.py`): a memory holding verbatim a term the query quotes or writes like code (error code, flag, path, env var, config key, identifier, number of 3+ digits) that at most `exact_max_df` memories hold ranks at least as high as BM25 alone ranks it among the candidates — the embedding, the boosts, neighbours and a compound question's parts never push it below.")
     exact_anchor: bool = Field(True, description="A searched text with a rare exact term that a candidate holds keeps BM25's weight: the rules that let the embedding lead (`agreement_floor`, `vocabulary_floor`) are skipped for it, as for a text that names code.")
+    routine_run_weight: float = Field(0.5, ge=0.0, le=1.0, description="Relevance factor for routine tool runs (`engine/retrieval/stages/records.py`: captured tool events of a command that succeeded, or of a file read), unless the question asks about runs ('when did we last run', 'did the build pass'): the same build passing again and again must not crowd out the knowledge about it. Failed runs and edits keep their relevance; 1 = off.")
     exact_max_df: int = Field(3, ge=1, le=100, description="Most memories (under the search's filter) that may hold a term for it to count as rare.")
     resolution: bool = Field(True, description="Read-time resolution: a top result the write gate flagged maybe_outdated_by a newer memory (that statement said something changed about it) is marked outdated_by it and the newer one is put just above it (brought in if the search missed it), never dropped; only when the two are still similar (resolution_floor), not about another environment or component, and the newer one answers the query about as well (resolution_relevance).")
     resolution_window: int = Field(10, ge=2, le=50, description="How many top results are resolved (at least the limit).")
@@ -153,7 +154,7 @@ DEFAULT = RetrievalConfig()
 PLAIN_RRF = RetrievalConfig(
     fusion="rrf", dense_weight=1.0, sparse_weight=1.0, candidates=50, propagation=False, composite=False,
     decomposition=False, temporal=False, dedupe_above=1.0, intent_routing=False, expansion=False,
-    resolution=False,
+    resolution=False, exact_floor=False, exact_anchor=False, routine_run_weight=1.0,
 )
 BM25_ONLY = PLAIN_RRF.model_copy(update={"use_dense": False})
 DENSE_ONLY = PLAIN_RRF.model_copy(update={"use_sparse": False})

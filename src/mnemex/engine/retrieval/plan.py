@@ -17,6 +17,7 @@ from mnemex.config.retrieval import Intent
 from mnemex.embed.sparse import code_names, plain_words
 from mnemex.engine.retrieval.query import (
     TimeWindow,
+    asks_about_runs,
     classify_intent,
     decompose,
     parse_time_window,
@@ -95,6 +96,8 @@ class QueryPlan:
     """Names and identifiers the query mentions."""
     exact: tuple[ExactTerm, ...] = ()
     """What the query quotes or writes like code, to be found verbatim (`query/exact.py`)."""
+    about_runs: bool = False
+    """It asks about runs (when a command last ran, whether it passed), not what is known."""
 
     @property
     def compound(self) -> bool:
@@ -111,4 +114,5 @@ def plan_query(query: str, *, now: datetime, temporal: bool = True, decompositio
     subs = tuple(decompose(text, max_subqueries)) if decomposition else (text,)
     return QueryPlan(text=text, intent=intent, window=window, subqueries=subs, terms=terms_of(text),
                      subterms=tuple(terms_of(s) for s in subs) if len(subs) > 1 else (),
-                     entities=query_entities(text), exact=exact_terms(query))
+                     entities=query_entities(text), exact=exact_terms(query),
+                     about_runs=asks_about_runs(query))
