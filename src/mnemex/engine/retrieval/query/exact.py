@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mnemex.embed.sparse import joined_name, literal_code_names
 
@@ -78,14 +79,26 @@ def _code_like(word: str) -> bool:
 def holds(term: ExactTerm, content: str) -> bool:
     """Does `content` hold the term verbatim (case aside; a code name also in another case style:
     `poll_carrier_status` is held by a memory that writes `pollCarrierStatus`)?"""
-    text = " ".join(content.lower().split())
-    key = term.key
-    if _bounded(key).search(text):
+    return _holds(term.key, term.phrase, content)
+
+
+def _holds(key: str, phrase: bool, content: str) -> bool:
+    text, joined = _spellings(content)
+    if key in text and _bounded(key).search(text):
         return True
-    if term.phrase:
+    if phrase:
         return False
     whole = joined_name(key)
-    return len(whole) >= 5 and any(joined_name(n) == whole for n in literal_code_names(content))
+    # the joined spelling must occur before the code names are read out (most candidates fail here)
+    return (len(whole) >= 5 and whole in joined
+            and any(joined_name(n) == whole for n in literal_code_names(content)))
+
+
+@lru_cache(maxsize=4096)
+def _spellings(content: str) -> tuple[str, str]:
+    """(lower case with single spaces, letters and digits only): the same memories come back
+    query after query."""
+    return " ".join(content.lower().split()), joined_name(content)
 
 
 def _bounded(key: str) -> re.Pattern[str]:

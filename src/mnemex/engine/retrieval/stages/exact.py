@@ -13,8 +13,8 @@ rules keep the term's weight:
 
 A term is rare when at most `exact_max_df` memories under the filter hold it: for a term, the
 fewest memories holding any one of its BM25 tokens (an upper bound — a verbatim holder holds
-them all; one small store query per token); for a quoted phrase of common words, the candidates
-holding it verbatim.
+them all; one small store query per token, only the whole-name token for a code name); for a
+quoted phrase, the candidates holding it verbatim.
 """
 
 from __future__ import annotations
@@ -32,30 +32,34 @@ from mnemex.store.base import VectorQuery
 
 def rare_terms(ctx: ReadContext, terms: Iterable[ExactTerm], flt: MemoryFilter,
                cfg: RetrievalConfig) -> tuple[ExactTerm, ...]:
-    """The terms some memory under `flt` may hold and at most `exact_max_df` do; a quoted phrase
-    of commoner words is kept for `holders` to judge on the candidates."""
+    """The terms some memory under `flt` may hold and at most `exact_max_df` do; quoted phrases
+    are all kept, for `holders` to judge on the candidates (no token stands for a phrase)."""
     out = []
     for term in terms:
-        vec = ctx.sparse.embed_query(term.text)
-        if not vec.indices:
+        if term.phrase:
+            out.append(term)
             continue
+        vec = ctx.sparse.embed_query(term.text)
+        # a code name's whole-name token (weighted above 1) is the tightest bound: ask only for it
+        tokens = [i for i, v in zip(vec.indices, vec.values) if v > 1.0] or list(vec.indices)
         df = cfg.exact_max_df + 1
-        for token in vec.indices:
+        for token in tokens:
             df = min(df, len(ctx.store.query(VectorQuery(sparse=SparseVec((token,), (1.0,)), filter=flt,
                                                          limit=cfg.exact_max_df + 1))))
             if df == 0:
                 break
-        if df and (df <= cfg.exact_max_df or term.phrase):
+        if 1 <= df <= cfg.exact_max_df:
             out.append(term)
     return tuple(out)
 
 
 def holders(terms: Iterable[ExactTerm], cands: Candidates, max_df: int) -> dict[str, list[ExactTerm]]:
     """{candidate id: the rare terms it holds verbatim}, for the terms at most `max_df`
-    candidates hold."""
+    candidates hold. Only BM25's candidates can hold one: the query's vector has the term's tokens."""
+    lexical = [(key, cand.hit.content) for key, cand in cands.items() if cand.bm25 > 0]
     out: dict[str, list[ExactTerm]] = {}
     for term in terms:
-        ids = [key for key, cand in cands.items() if holds(term, cand.hit.content)]
+        ids = [key for key, content in lexical if holds(term, content)]
         if len(ids) <= max_df:
             for key in ids:
                 out.setdefault(key, []).append(term)

@@ -40,7 +40,7 @@ def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, ab
     changed = False
     for key in order:
         cand = cands[key]
-        if routine(cand.memory):
+        if cand.hit.kind == MemoryKind.TOOL_EVENT and routine(cand.memory):
             cand.relevance *= cfg.routine_run_weight
             cand.why.append("routine")
             changed = True

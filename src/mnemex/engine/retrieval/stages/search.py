@@ -6,6 +6,8 @@ candidate holds (`stages/exact.py`)."""
 
 from __future__ import annotations
 
+import math
+
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, ranked, rrf
@@ -82,7 +84,8 @@ def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilt
                                               [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
     else:
         if dense_w > 0 and sparse_w > 0 and not terms.names_code and not (
-                cfg.exact_anchor and anchored(terms.text, rare, cands, cfg.exact_max_df)) and (
+                cfg.exact_anchor and anchored(terms.text, rare, cands, cfg.exact_max_df)) and not (
+                rare_word_held(ctx, svec, flt, cfg.anchor_max_df)) and (
                 lexical_match_unrelated(cands, cfg) or vocabulary_missing(ctx, svec, flt, cfg)):
             dense_w, sparse_w = lean_on_embedding(cfg, dense_w, sparse_w)
         scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
@@ -112,10 +115,13 @@ def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilt
     "Would she pursue writing as a career option?" — when "pursue" and "option" are nowhere in
     memory, BM25 can only match the rest of the question, which is not what it asks; the
     embedding, which knows "career" is near "jobs", should lead. One tiny BM25 lookup per
-    query word (limit 1), under the same filter; queries of one word are left alone.
+    query word, under the same filter; queries of one word are left alone. With
+    `vocabulary_idf` each word counts by its rarity (`idf_share`), else each counts once.
     """
     if cfg.vocabulary_floor <= 0 or svec is None or len(svec.indices) < 2:
         return False
+    if cfg.vocabulary_idf:
+        return idf_share(ctx, svec, flt) < cfg.vocabulary_floor
     total = len(svec.indices)
     present = missing = 0
     for index, value in zip(svec.indices, svec.values):
@@ -129,6 +135,38 @@ def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilt
         if (total - missing) / total < cfg.vocabulary_floor:
             return True
     return present / total < cfg.vocabulary_floor
+
+
+def rare_word_held(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilter, max_df: int) -> bool:
+    """Does some memory under `flt` hold a query word that at most `max_df` memories hold? (0 = never asked)"""
+    if max_df <= 0 or svec is None:
+        return False
+    for index in svec.indices:
+        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=max_df + 1)))
+        if 1 <= df <= max_df:
+            return True
+    return False
+
+
+#: Document frequencies are counted up to this many memories; a commoner word weighs as one this common.
+DF_CAP = 50
+
+
+def idf_share(ctx: ReadContext, svec: SparseVec, flt: MemoryFilter) -> float:
+    """The share of the query's BM25 weight that memory can match: the IDF of the words some
+    memory under `flt` holds over the IDF of all its words, a word no memory holds weighing as
+    the rarest (df 0). A rare word found (a code, a name few memories use) then counts for much
+    more than a common one, and a question whose matched words are all common counts as barely
+    matched. IDF as BM25 takes it, ln(1 + (N - df + 0.5) / (df + 0.5)), df counted up to DF_CAP."""
+    n = max(ctx.store.count(flt), 1)
+    matched = total = 0.0
+    for index in svec.indices:
+        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=DF_CAP)))
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        total += idf
+        if df:
+            matched += idf
+    return matched / total if total > 0 else 1.0
 
 
 def query_vector(ctx: ReadContext, text: str, plan: QueryPlan, cfg: RetrievalConfig) -> list[float]:
