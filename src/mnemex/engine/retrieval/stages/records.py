@@ -1,35 +1,47 @@
-"""Routine tool runs: the captured records of a command that succeeded, again and again, and of
-files read. They say that something ran, not what anyone knows; matching a question's words as
-well as the knowledge it asks about (they quote the same command, path or tool), a dozen of them
-would crowd that knowledge out. Their relevance is scaled by `routine_run_weight` unless the
-question asks about runs ("when did we last run the migration", "did the build pass").
-A failed run, an edit and every other kind of memory keep theirs."""
+"""Routine tool runs: the same command succeeding again and again (and the same file read again).
+
+Such records say that something ran, not what anyone knows. They quote the command, path or
+tool a question asks about, so a dozen of them would crowd out the one decision or convention
+about it. Among the candidates, a tool event is routine when it did not fail, is no edit, and
+another candidate records the same command (or file) succeeding too; its relevance is scaled by
+`routine_run_weight` unless the question asks about runs ("when did we last run the migration",
+"did the build pass"). A failed run, an edit, a run recorded once, and every other kind of memory
+keep their relevance.
+"""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidates
 from mnemex.engine.retrieval.fusion import ranked
 from mnemex.models import Memory, MemoryKind
 
-# what capture writes (capture/events.py): "Ran `cmd` → exit 0 in 41.3 s", "Ran `cmd` → ok", "Read path"
-_SUCCEEDED = re.compile(r"^Ran `[^`\n]*` → (?:exit 0|ok)(?: in [\d.]+ s)?\s*$")
-_READ = re.compile(r"^Read \S+(?: \([^)]*\))?\s*$")
-_ROUTINE_TOOLS = frozenset({"read", "glob", "grep", "ls"})
+# a record of a failure: "exit 2", "3 failed", "1 error", "error: ...", "FAILED", "panicked"; not "0 failed"
+_FAILED = re.compile(r"(?<!\b0 )\bfail(?:ed|s|ure|ures|ing)?\b|\b[1-9][\d,]*\s+errors?\b|\berror:|\bpanick?ed\b"
+                     r"|\btraceback\b|\bexit(?:ed)?(?: with)?(?: code| status)?\s*[:=]?\s*[1-9]", re.I)
+# what capture writes for a change (capture/events.py): a change is information, never routine
+_CHANGE = re.compile(r"^(?:Edited|Wrote) ")
+_QUOTED_COMMAND = re.compile(r"`([^`\n]+)`")
+_READ = re.compile(r"^Read (\S+)")
 
 
-def routine(memory: Memory) -> bool:
-    """A tool event that records a command that succeeded or a file that was read."""
+def run_key(memory: Memory) -> str | None:
+    """What a successful tool event records running or reading (its command or path, as captured
+    or as the first `quoted` command of its text), or None when it records a failure, a change
+    or nothing recognisable."""
     if memory.kind != MemoryKind.TOOL_EVENT or "failed" in memory.tags:
-        return False
+        return None
     meta = memory.metadata or {}
-    if str(meta.get("tool", "")).lower() in _ROUTINE_TOOLS:
-        return True
-    if "exit" in meta:
-        return meta["exit"] == 0 and bool(_SUCCEEDED.match(memory.content))
-    return bool(_SUCCEEDED.match(memory.content) or _READ.match(memory.content))
+    if meta.get("exit") not in (None, 0) or _CHANGE.match(memory.content) or _FAILED.search(memory.content):
+        return None
+    key = meta.get("command") or memory.provenance.reference
+    if not key:
+        found = _QUOTED_COMMAND.search(memory.content) or _READ.match(memory.content)
+        key = found.group(1) if found else None
+    return " ".join(str(key).lower().split()) if key else None
 
 
 def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, about_runs: bool) -> list[str]:
@@ -37,11 +49,10 @@ def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, ab
     the question is about runs."""
     if about_runs or cfg.routine_run_weight >= 1.0:
         return order
-    changed = False
-    for key in order:
-        cand = cands[key]
-        if cand.hit.kind == MemoryKind.TOOL_EVENT and routine(cand.memory):
-            cand.relevance *= cfg.routine_run_weight
-            cand.why.append("routine")
-            changed = True
-    return ranked({key: cands[key].relevance for key in order}) if changed else order
+    keys = {key: run_key(cands[key].memory) for key in order if cands[key].hit.kind == MemoryKind.TOOL_EVENT}
+    runs = Counter(k for k in keys.values() if k)
+    routine = [key for key, run in keys.items() if run and runs[run] >= 2]  # the same success again
+    for key in routine:
+        cands[key].relevance *= cfg.routine_run_weight
+        cands[key].why.append("routine")
+    return ranked({key: cands[key].relevance for key in order}) if routine else order
