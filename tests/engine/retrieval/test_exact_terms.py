@@ -56,7 +56,10 @@ def test_the_floor_lifts_a_holder_to_its_bm25_rank_and_leaves_the_rest_in_order(
 
     cands = {k: cand(k, b) for k, b in (("a", 2.0), ("b", 1.0), ("c", 0.0), ("holder", 9.0), ("d", 3.0))}
     term = ExactTerm("X-1")
+    for rel, key in enumerate(("d", "c", "b", "a")):
+        cands[key].relevance = float(rel + 1)
     assert exact_floor(["a", "b", "c", "d", "holder"], cands, {"holder": [term]}) == ["holder", "a", "b", "c", "d"]
+    assert cands["holder"].relevance == cands["a"].relevance  # scores still fall down the list
     # already above its BM25 rank: untouched
     assert exact_floor(["d", "holder", "a"], cands, {"d": [term]}) == ["d", "holder", "a"]
     assert "exact:X-1" in cands["holder"].why
@@ -123,6 +126,8 @@ def test_a_quoted_error_code_ranks_at_least_where_bm25_puts_it(engine, payments)
     query = "what does ERR-PAY-4021 mean and how do we fix it?"  # compound: its second part has no code
     assert _rank(engine, query, payments[3], BM25_ONLY) == 0
     assert _rank(engine, query, payments[3]) == 0
+    scores = [r.score for r in engine.search(query, limit=10, now=NOW)]
+    assert scores == sorted(scores, reverse=True)
     # without the floor, "the real fix ... PAY-881" (a fix, a PAY- code, a neighbour in time) comes first
     assert _rank(engine, query, payments[3], DEFAULT.model_copy(update={"exact_floor": False})) == 1
     # the near miss asks for the other memory

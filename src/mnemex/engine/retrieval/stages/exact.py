@@ -74,7 +74,8 @@ def anchored(text: str, terms: Iterable[ExactTerm], cands: Candidates, max_df: i
 
 def exact_floor(order: list[str], cands: Candidates, held: dict[str, list[ExactTerm]]) -> list[str]:
     """`order` with each memory of `held` moved up to the rank BM25 alone gives it among the
-    candidates, when it ranks lower; the others keep their order."""
+    candidates, when it ranks lower; the others keep their order. A lifted memory's relevance is
+    raised to that of the one now below it, so scores still fall down the list."""
     lexical = {key: rank for rank, key in enumerate(ranked({k: c.bm25 for k, c in cands.items() if c.bm25 > 0}))}
     position = {key: i for i, key in enumerate(order)}
     targets = {key: min(position[key], lexical[key]) for key in held if key in lexical and key in position}
@@ -91,4 +92,8 @@ def exact_floor(order: list[str], cands: Candidates, held: dict[str, list[ExactT
             out.append(key)
         else:
             out.append(rest.pop(0))
+    for i in range(len(out) - 2, -1, -1):
+        key = out[i]
+        if key in targets and targets[key] < position[key]:
+            cands[key].relevance = max(cands[key].relevance, cands[out[i + 1]].relevance)
     return out
