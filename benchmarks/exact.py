@@ -53,11 +53,12 @@ def write_all(engine: Any, data: dict[str, Any], *, gated: bool = True) -> dict[
 
 
 def lost_at_write(engine: Any, data: dict[str, Any], holders: dict[str, set[str]]) -> list[str]:
-    """Answers no current memory holds any more (the write gate superseded them): no read path
-    can find them, whatever the recipe."""
-    current = {m.id for m in engine.recall(sorted(set().union(*holders.values())), touch=False)
-               if m.status == MemoryStatus.ACTIVE}
-    return sorted({q["answer"] for q in data["questions"] if not holders[q["answer"]] & current})
+    """Answers no current memory holds any more with their term (the write gate superseded the
+    memory, or the part of it, that held it): no read path can find them, whatever the recipe."""
+    held = {m.id: m for m in engine.recall(sorted(set().union(*holders.values())), touch=False)}
+    return sorted({q["answer"] for q in data["questions"]
+                   if not any(i in held and held[i].status == MemoryStatus.ACTIVE
+                              and q["term"].lower() in held[i].content.lower() for i in holders[q["answer"]])})
 
 
 def evaluate(engine: Any, data: dict[str, Any], holders: dict[str, set[str]],
