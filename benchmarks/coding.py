@@ -170,6 +170,38 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(rows) + f"\n\ncases per type: {counts}"
 
 
+#: Case types whose question quotes an exact term (an error message, a code name, a pasted name):
+#: on these the read path must do at least as well as plain BM25 (issue 12).
+EXACT_TYPES = ("error", "identifier", "exact_name")
+
+
+def by_type(results: dict[str, dict[str, Any]], floor: str = "bm25_only") -> str:
+    """Markdown: one row per case type, R@1 and R@5 per recipe, and whether the first recipe's R@5
+    reaches `floor`'s; then the exact-term types together."""
+    names = list(results)
+    first = results[names[0]]["summary"]
+    types = sorted(t for t in first if t != "overall")
+    head = "| type | n | " + " | ".join(f"{n} R@1 | {n} R@5" for n in names) + f" | {names[0]} R@5 ≥ {floor} |"
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+
+    def row(label: str, n: int, cells: dict[str, tuple[float, float]]) -> str:
+        ok = "–" if floor not in cells else ("yes" if cells[names[0]][1] >= cells[floor][1] - 1e-9 else "**no**")
+        return (f"| {label} | {n} | " + " | ".join(f"{100 * cells[m][0]:.1f} | {100 * cells[m][1]:.1f}" for m in names)
+                + f" | {ok} |")
+
+    for t in types:
+        rows.append(row(t, first[t]["n"], {m: (results[m]["summary"][t]["recall@1"], results[m]["summary"][t]["recall@5"])
+                                           for m in names}))
+    exact = [t for t in EXACT_TYPES if t in first]
+    if exact:
+        def pooled(m: str, metric: str) -> float:
+            recs = [r for r in results[m]["records"] if r["type"] in exact]
+            return sum(r[metric] for r in recs) / len(recs)
+        n = sum(first[t]["n"] for t in exact)
+        rows.append(row("**" + "+".join(exact) + "**", n, {m: (pooled(m, "recall@1"), pooled(m, "recall@5")) for m in names}))
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(DATA))
@@ -202,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(data['memories'])} memories, {len(data['cases'])} written cases + "
           f"{len(cases) - len(data['cases'])} generated exact_name cases ({a.data})\n")
     print(table(results))
+    print("\nper case type (the exact-term types must reach bm25_only's R@5):\n")
+    print(by_type(results))
     if a.misses:
         first = next(iter(results.values()))
         print("\nmisses (expected not in the top 3):")

@@ -67,6 +67,24 @@ def code_names(text: str) -> tuple[list[str], list[str]]:
     return parts, names
 
 
+def literal_code_names(text: str) -> list[str]:
+    """The code names of `text` as written (the compound names `code_names` joins, and camelCase
+    identifiers), in order of appearance: what the read path looks for verbatim in memories."""
+    found = [(m.start(), m.group(0)) for m in _COMPOUND.finditer(text) if _is_code_name(m.group(0))]
+    spans = [(s, s + len(name)) for s, name in found]
+    for m in _IDENT.finditer(text):
+        inside = any(a <= m.start() and m.end() <= b for a, b in spans)
+        if not inside and len([p for p in _CAMEL.split(m.group(0).replace("_", " ")) if p.strip()]) > 1:
+            found.append((m.start(), m.group(0)))
+    return [name for _, name in sorted(found)]
+
+
+def joined_name(name: str) -> str:
+    """The whole-name token of a code name: letters and digits only, lower case
+    (`poll_carrier_status`, `pollCarrierStatus` and `POLL-CARRIER-STATUS` all give `pollcarrierstatus`)."""
+    return _joined(name)
+
+
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
 

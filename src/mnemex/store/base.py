@@ -37,7 +37,7 @@ class StoredPoint:
 class Hit:
     """One point the store returned: its id, score, memory (decoded from the payload when first
     read) and, when asked, its dense vector. The few fields the read path needs for every
-    candidate (`session_id`, `created_ts`, `content`) are read without decoding the memory."""
+    candidate (`session_id`, `created_ts`, `content`, `kind`) are read without decoding the memory."""
 
     __slots__ = ("id", "score", "dense", "_payload", "_memory")
 
@@ -72,6 +72,11 @@ class Hit:
     @property
     def content(self) -> str:
         return str(self._payload.get("content", ""))
+
+    @property
+    def kind(self) -> str:
+        """The memory's kind, as stored (a `MemoryKind` value)."""
+        return str(self._payload.get("kind", ""))
 
     def __repr__(self) -> str:
         return f"Hit(id={self.id!r}, score={self.score:.4f})"

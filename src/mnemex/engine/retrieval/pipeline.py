@@ -3,8 +3,10 @@
 The query is analysed once into a plan (`plan.py`); then each stage, a function over the
 candidate table (`stages/`), runs if `RetrievalConfig` switches it on:
   gate → plan → search (dense + BM25 per searched text, fused; parts of a compound question
-  fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → diversify
-  (MMR, near-duplicates) → resolve (a newer memory that says otherwise leads, the older one is
+  fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → routine
+  (successful tool runs and reads scaled down unless the question is about runs) → diversify
+  (MMR, near-duplicates) → exact (a memory holding a rare term of the query verbatim ranks at
+  least as high as BM25 alone ranks it) → resolve (a newer memory that says otherwise leads, the older one is
   marked outdated_by) → results (confidence, context).
 """
 
@@ -23,7 +25,9 @@ from mnemex.engine.retrieval.plan import plan_query
 from mnemex.engine.retrieval.query import TimeWindow, is_trivial
 from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import diversify
+from mnemex.engine.retrieval.stages.exact import exact_floor, holders, rare_terms
 from mnemex.engine.retrieval.stages.propagate import propagate
+from mnemex.engine.retrieval.stages.records import demote_routine
 from mnemex.engine.retrieval.stages.rescore import rescore
 from mnemex.engine.retrieval.stages.resolve import resolve
 from mnemex.engine.retrieval.stages.results import results
@@ -67,7 +71,8 @@ class Retriever:
         if window is not None and cfg.temporal_filter and (window.start or window.end):
             flt = _narrow(flt, window)
 
-        qvec, cands = candidates(ctx, plan, flt, limit, cfg)
+        rare = rare_terms(ctx, plan.exact, flt, cfg) if plan.exact and (cfg.exact_floor or cfg.exact_anchor) else ()
+        qvec, cands = candidates(ctx, plan, flt, limit, cfg, rare)
         if not cands:
             return []
         if cfg.propagation:
@@ -75,7 +80,10 @@ class Retriever:
         order = ranked({cid: c.relevance for cid, c in cands.items()})
         if cfg.composite:
             order = rescore(order, cands, cfg, plan, window, now, session_id, limit)
+        order = demote_routine(order, cands, cfg, plan.about_runs)
         order = diversify(ctx, order, cands, cfg, limit)
+        if cfg.exact_floor and rare:
+            order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))
         outdated: dict[str, str] = {}
         if cfg.resolution:
             order, outdated = resolve(ctx, order, cands, cfg, flt, limit, qvec)

@@ -3,7 +3,8 @@
 `plan_query` reads the text a single time for each thing the stages need — its time window and
 the words that leave the search text with it, its intent, its sub-queries, and for each text
 that is searched its code names, plain words and whether it names code, and the names it
-mentions (for the entity boost). Stages never parse the query again.
+mentions (for the entity boost), and the terms it quotes or writes like code (to be found
+verbatim). Stages never parse the query again.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from mnemex.config.retrieval import Intent
 from mnemex.embed.sparse import code_names, plain_words
 from mnemex.engine.retrieval.query import (
     TimeWindow,
+    asks_about_runs,
     classify_intent,
     decompose,
     parse_time_window,
     strip_time_expression,
 )
+from mnemex.engine.retrieval.query.exact import ExactTerm, exact_terms
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*[A-Za-z0-9]\b|\b[A-Z]\b")
 # runs of word characters and . / - (anchored and possessive: linear time on any input); a run is an
@@ -91,6 +94,10 @@ class QueryPlan:
     """The terms of each sub-query, when the question is compound (else empty)."""
     entities: frozenset[str]
     """Names and identifiers the query mentions."""
+    exact: tuple[ExactTerm, ...] = ()
+    """What the query quotes or writes like code, to be found verbatim (`query/exact.py`)."""
+    about_runs: bool = False
+    """It asks about runs (when a command last ran, whether it passed), not what is known."""
 
     @property
     def compound(self) -> bool:
@@ -107,4 +114,5 @@ def plan_query(query: str, *, now: datetime, temporal: bool = True, decompositio
     subs = tuple(decompose(text, max_subqueries)) if decomposition else (text,)
     return QueryPlan(text=text, intent=intent, window=window, subqueries=subs, terms=terms_of(text),
                      subterms=tuple(terms_of(s) for s in subs) if len(subs) > 1 else (),
-                     entities=query_entities(text))
+                     entities=query_entities(text), exact=exact_terms(query),
+                     about_runs=asks_about_runs(query))

@@ -33,6 +33,18 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 )
 
 
+# a question about runs themselves: when something last ran, whether it passed, how long it took
+_ABOUT_RUNS = re.compile(
+    r"\b(?:ran|re-?ran|runs|executed|run history|last (?:run|build|deploy|test run)|what happened when"
+    r"|how long did|did (?:the |it |we |i |you |my |our )?[\w-]*\s?(?:pass|fail|succeed|finish|break|run)"
+    r"|which commands?)\b", re.I)
+
+
+def asks_about_runs(query: str) -> bool:
+    """Does the question ask about runs (of a command, a build, a test) rather than what is known?"""
+    return _ABOUT_RUNS.search(query) is not None
+
+
 def classify_intent(query: str) -> Intent:
     """The first matching intent in priority order; GENERAL when nothing matches."""
     for intent, pattern in _RULES:

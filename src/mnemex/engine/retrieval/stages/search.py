@@ -1,35 +1,41 @@
 """Candidate generation: per searched text, a dense search and a BM25 search (its words plus the
 memory words nearest in meaning), fused by score or RRF; a compound question's parts fused by
 RRF. The embedding leads when the words are no anchor: the best BM25 match is unrelated, or
-most query words are in no memory."""
+most query words are in no memory — unless the text names code or a rare exact term that a
+candidate holds (`stages/exact.py`)."""
 
 from __future__ import annotations
+
+import math
 
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.fusion import convex_fusion, max_normalize, ranked, rrf
 from mnemex.engine.retrieval.plan import QueryPlan, Terms, plan_query, terms_of
 from mnemex.engine.retrieval.query import TimeWindow, hypothetical_documents
+from mnemex.engine.retrieval.query.exact import ExactTerm
 from mnemex.engine.retrieval.stages.context import ReadContext
+from mnemex.engine.retrieval.stages.exact import anchored
 from mnemex.models import MemoryFilter, SparseVec, utcnow
 from mnemex.store.base import VectorQuery
 
 
-def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int,
-               cfg: RetrievalConfig) -> tuple[list[float] | None, Candidates]:
-    """(query vector, candidates with their fused relevance) for the plan's text and parts."""
+def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int, cfg: RetrievalConfig,
+               rare: tuple[ExactTerm, ...] = ()) -> tuple[list[float] | None, Candidates]:
+    """(query vector, candidates with their fused relevance) for the plan's text and parts;
+    `rare` are the query's rare exact terms (`stages/exact.py`), which anchor the texts holding them."""
     dense_w, sparse_w, pool = cfg.dense_weight, cfg.sparse_weight, max(cfg.candidates, limit)
     if cfg.intent_routing and plan.intent in cfg.intent_profiles:
         prof = cfg.intent_profiles[plan.intent]
         dense_w, sparse_w, pool = prof.dense_weight, prof.sparse_weight, max(prof.candidates, limit)
-    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool)
+    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool, rare)
     if not plan.compound:
         return qvec, merged
     # Compound question: the whole query and each part run separately, fused by RRF.
     lists = [ranked({k: c.relevance for k, c in merged.items()})]
     best = max((c.relevance for c in merged.values()), default=1.0)
     for terms in plan.subterms:
-        _, part = search_text(ctx, terms, plan, flt, cfg, dense_w, sparse_w, pool)
+        _, part = search_text(ctx, terms, plan, flt, cfg, dense_w, sparse_w, pool, rare)
         lists.append(ranked({k: c.relevance for k, c in part.items()}))
         for key, cand in part.items():
             if key not in merged:
@@ -42,7 +48,8 @@ def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int,
 
 
 def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,
-                dense_w: float, sparse_w: float, pool: int) -> tuple[list[float] | None, Candidates]:
+                dense_w: float, sparse_w: float, pool: int,
+                rare: tuple[ExactTerm, ...] = ()) -> tuple[list[float] | None, Candidates]:
     """Dense and BM25 candidates for one text, fused."""
     qvec = query_vector(ctx, terms.text, plan, cfg) if cfg.use_dense else None
     svec = ctx.sparse.embed_query(terms.text, terms.code) if cfg.use_sparse else None
@@ -76,7 +83,9 @@ def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilt
         scores = {k: v / best for k, v in rrf([[h.id for h in dense_hits], [h.id for h in sparse_hits]],
                                               [dense_w, sparse_w], k=cfg.rrf_k).items()} if best > 0 else {}
     else:
-        if dense_w > 0 and sparse_w > 0 and not terms.names_code and (
+        if dense_w > 0 and sparse_w > 0 and not terms.names_code and not (
+                cfg.exact_anchor and anchored(terms.text, rare, cands, cfg.exact_max_df)) and not (
+                rare_word_held(ctx, svec, flt, cfg.anchor_max_df)) and (
                 lexical_match_unrelated(cands, cfg) or vocabulary_missing(ctx, svec, flt, cfg)):
             dense_w, sparse_w = lean_on_embedding(cfg, dense_w, sparse_w)
         scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
@@ -106,10 +115,13 @@ def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilt
     "Would she pursue writing as a career option?" — when "pursue" and "option" are nowhere in
     memory, BM25 can only match the rest of the question, which is not what it asks; the
     embedding, which knows "career" is near "jobs", should lead. One tiny BM25 lookup per
-    query word (limit 1), under the same filter; queries of one word are left alone.
+    query word, under the same filter; queries of one word are left alone. With
+    `vocabulary_idf` each word counts by its rarity (`idf_share`), else each counts once.
     """
     if cfg.vocabulary_floor <= 0 or svec is None or len(svec.indices) < 2:
         return False
+    if cfg.vocabulary_idf:
+        return idf_share(ctx, svec, flt) < cfg.vocabulary_floor
     total = len(svec.indices)
     present = missing = 0
     for index, value in zip(svec.indices, svec.values):
@@ -123,6 +135,38 @@ def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilt
         if (total - missing) / total < cfg.vocabulary_floor:
             return True
     return present / total < cfg.vocabulary_floor
+
+
+def rare_word_held(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilter, max_df: int) -> bool:
+    """Does some memory under `flt` hold a query word that at most `max_df` memories hold? (0 = never asked)"""
+    if max_df <= 0 or svec is None:
+        return False
+    for index in svec.indices:
+        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=max_df + 1)))
+        if 1 <= df <= max_df:
+            return True
+    return False
+
+
+#: Document frequencies are counted up to this many memories; a commoner word weighs as one this common.
+DF_CAP = 50
+
+
+def idf_share(ctx: ReadContext, svec: SparseVec, flt: MemoryFilter) -> float:
+    """The share of the query's BM25 weight that memory can match: the IDF of the words some
+    memory under `flt` holds over the IDF of all its words, a word no memory holds weighing as
+    the rarest (df 0). A rare word found (a code, a name few memories use) then counts for much
+    more than a common one, and a question whose matched words are all common counts as barely
+    matched. IDF as BM25 takes it, ln(1 + (N - df + 0.5) / (df + 0.5)), df counted up to DF_CAP."""
+    n = max(ctx.store.count(flt), 1)
+    matched = total = 0.0
+    for index in svec.indices:
+        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=DF_CAP)))
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        total += idf
+        if df:
+            matched += idf
+    return matched / total if total > 0 else 1.0
 
 
 def query_vector(ctx: ReadContext, text: str, plan: QueryPlan, cfg: RetrievalConfig) -> list[float]:

@@ -1,0 +1,171 @@
+"""The read path never loses an exact term: a memory holding a rare code, flag, path or quoted
+phrase of the question ranks at least where plain BM25 puts it, and routine tool runs do not
+crowd out the knowledge about the command they ran."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from mnemex.config.retrieval import BM25_ONLY, DEFAULT
+from mnemex.engine.retrieval.candidates import Candidate
+from mnemex.engine.retrieval.query import asks_about_runs
+from mnemex.engine.retrieval.query.exact import ExactTerm, exact_terms, holds
+from mnemex.engine.retrieval.stages.exact import exact_floor
+from mnemex.engine.retrieval.stages.records import run_key
+from mnemex.models import Memory, MemoryKind, Provenance, Scope
+from mnemex.store.base import Hit
+
+NOW = datetime(2026, 9, 1, tzinfo=timezone.utc)
+
+
+# ------------------------------------------------------------------ reading the query
+def test_exact_terms_are_what_the_query_quotes_or_writes_like_code():
+    texts = lambda q: [t.text for t in exact_terms(q)]  # noqa: E731
+    assert texts("what does ERR-PAY-4021 mean and how do we fix it?") == ["ERR-PAY-4021"]
+    assert texts('we got "connection reset by peer during handshake" again') == ["connection reset by peer during handshake"]
+    assert exact_terms('we got "connection reset" again')[0].phrase
+    assert texts("is it ok to pass --skip-fraud-scoring or -PskipContract?") == ["--skip-fraud-scoring", "-PskipContract"]
+    assert texts("E0502 in the planner, 40P01 under load, P2002 on signup") == ["E0502", "40P01", "P2002"]
+    assert texts("what belongs in dags/_shared/sensors.py?") == ["dags/_shared/sensors.py"]
+    assert texts("what is AIRFLOW__CORE__PARALLELISM and spark.sql.shuffle.partitions") == [
+        "AIRFLOW__CORE__PARALLELISM", "spark.sql.shuffle.partitions"]
+    assert texts("the cronjob died with exit code 137") == ["137"]
+    # prose, years, quantities, ordinals, plural acronyms and contractions are no exact terms
+    for prose in ("When did Caroline go to the support group in 2022?", "It's Jon's 3rd trip at 10am, 64GB",
+                  "a follow-up on the long-term plan", "it took 1.5 hours", "are the URLs right?", "what's wrong?"):
+        assert exact_terms(prose) == (), prose
+
+
+def test_holds_means_verbatim_not_a_near_miss():
+    code = ExactTerm("ERR-PAY-4021")
+    assert holds(code, "ERR-PAY-4021 is raised by the settlement job")
+    assert not holds(code, "ERR-PAY-4012 means the card token expired")
+    assert not holds(ExactTerm("137"), "took 137.5 s; build 1370")
+    assert holds(ExactTerm("137"), "it died with exit code 137.")
+    # a code name also in another case style; a phrase across line breaks and case
+    assert holds(ExactTerm("poll_carrier_status"), "pollCarrierStatus() polls every carrier")
+    assert holds(ExactTerm("Manifest checksum does not match", phrase=True), "stops with 'manifest checksum\ndoes not match remote'")
+    assert not holds(ExactTerm("checksum mismatch", phrase=True), "the checksum does not match")
+
+
+def test_the_floor_lifts_a_holder_to_its_bm25_rank_and_leaves_the_rest_in_order():
+    def cand(key: str, bm25: float) -> Candidate:
+        return Candidate(hit=Hit(key, 0.0, {"content": key}), bm25=bm25)
+
+    cands = {k: cand(k, b) for k, b in (("a", 2.0), ("b", 1.0), ("c", 0.0), ("holder", 9.0), ("d", 3.0))}
+    term = ExactTerm("X-1")
+    for rel, key in enumerate(("d", "c", "b", "a")):
+        cands[key].relevance = float(rel + 1)
+    assert exact_floor(["a", "b", "c", "d", "holder"], cands, {"holder": [term]}) == ["holder", "a", "b", "c", "d"]
+    assert cands["holder"].relevance == cands["a"].relevance  # scores still fall down the list
+    # already above its BM25 rank: untouched
+    assert exact_floor(["d", "holder", "a"], cands, {"d": [term]}) == ["d", "holder", "a"]
+    assert "exact:X-1" in cands["holder"].why
+
+
+def test_routine_runs_are_repeated_successes_and_questions_about_runs_are_told_apart():
+    def event(text: str, **fields) -> Memory:
+        return Memory(id="e", content=text, kind=MemoryKind.TOOL_EVENT, **fields)
+
+    assert run_key(event("Ran `make build` → exit 0 in 41.3 s")) == "make build"
+    assert run_key(event("ran `pytest -q tests/dags`: 86 passed, 0 failed in 14.3 s")) == "pytest -q tests/dags"
+    assert run_key(event("Read src/app/config.py")) == "src/app/config.py"
+    for failed in ("Ran `make build` → exit 2 in 12.8 s; error: spotlessJavaCheck FAILED",
+                   "ran `pytest`: 3 failed, 20 passed", "Edited src/a.py: `x = 1` → `x = 2`"):
+        assert run_key(event(failed)) is None, failed
+    assert run_key(event("Ran `make build` → exit 0", tags=("failed",))) is None
+    assert run_key(Memory(id="f", content="Ran `make build` → exit 0", kind=MemoryKind.FACT)) is None
+    assert asks_about_runs("when did we last run the migration?") and asks_about_runs("did the build pass?")
+    assert not asks_about_runs("what does `make build` check before I push?")
+
+
+# ------------------------------------------------------------------ with the real engine
+def _memories(project: str, rows: list[tuple[str, MemoryKind, int, str]]) -> list[Memory]:
+    """(key, kind, minutes before NOW, content) -> memories of one session, in time order."""
+    out = []
+    for key, kind, minutes, content in rows:
+        at = NOW - timedelta(minutes=minutes)
+        out.append(Memory(id=key, content=content, kind=kind, scope=Scope.PROJECT, project=project,
+                          provenance=Provenance(source="test", session_id="s1"),
+                          created_at=at, recorded_at=at, valid_from=at))
+    return out
+
+
+def _ids(n: int) -> list[str]:
+    return [f"00000000-0000-4000-8000-{i:012d}" for i in range(n)]
+
+
+@pytest.fixture
+def payments(engine):
+    """A payments project: two near-miss error codes among memories about settlement, fixes and
+    the vault, told in one session (neighbours in time share relevance)."""
+    ids = _ids(9)
+    rows = [
+        (ids[0], MemoryKind.FACT, 90, "Settlement mismatches between acquirer batch totals and the ledger are reviewed by finance every Monday."),
+        (ids[1], MemoryKind.FACT, 80, "ERR-VAULT-0007 from the token vault means the HSM session pool is exhausted; restart the vault-proxy pod."),
+        (ids[2], MemoryKind.FACT, 79, "The real fix for the vault, a bigger pool, is tracked in PAY-881."),
+        (ids[3], MemoryKind.FACT, 70, "ERR-PAY-4021 is raised by the settlement job when the acquirer's batch total does not match our ledger sum."),
+        (ids[4], MemoryKind.FACT, 60, "ERR-PAY-4012 means the card token expired before capture; checkout retries once with a fresh token."),
+        (ids[5], MemoryKind.DECISION, 50, "We fix settlement problems by rerunning the reconcile job after finance confirms the numbers."),
+        (ids[6], MemoryKind.FACT, 40, "How we fix a failed payout: re-queue it from the admin page, never by hand in the database."),
+        (ids[7], MemoryKind.FACT, 30, "The acquirer's corrected settlement file lands in the SFTP inbox the next morning."),
+        (ids[8], MemoryKind.FACT, 20, "Fix flaky checkout tests by resetting the sandbox acquirer before each run."),
+    ]
+    engine.import_memories(_memories("/work/proj", rows))
+    return ids
+
+
+def _rank(engine, query: str, want: str, config=DEFAULT) -> int | None:
+    got = [r.memory.id for r in engine.search(query, limit=10, now=NOW, config=config)]
+    return got.index(want) if want in got else None
+
+
+def test_a_quoted_error_code_ranks_at_least_where_bm25_puts_it(engine, payments):
+    query = "what does ERR-PAY-4021 mean and how do we fix it?"  # compound: its second part has no code
+    assert _rank(engine, query, payments[3], BM25_ONLY) == 0
+    assert _rank(engine, query, payments[3]) == 0
+    scores = [r.score for r in engine.search(query, limit=10, now=NOW)]
+    assert scores == sorted(scores, reverse=True)
+    # without the floor, "the real fix ... PAY-881" (a fix, a PAY- code, a neighbour in time) comes first
+    assert _rank(engine, query, payments[3], DEFAULT.model_copy(update={"exact_floor": False})) == 1
+    # the near miss asks for the other memory
+    assert _rank(engine, "checkout logs are full of ERR-PAY-4012, what is that one?", payments[4]) == 0
+
+
+def test_routine_runs_do_not_crowd_out_the_procedure_about_the_command(engine, payments):
+    ids = _ids(40)[20:]
+    rows = [(ids[0], MemoryKind.PROCEDURE, 600, "Releasing: bump the version in gradle.properties, update "
+                                                "CHANGELOG.md, run `make build`, then push a v* tag once CI is green."),
+            (ids[1], MemoryKind.FACT, 590, "The OpenAPI spec lives in api/openapi.yaml and is linted in CI.")]
+    rows += [(ids[2 + i], MemoryKind.TOOL_EVENT, 500 - 40 * i, f"Ran `make build` → exit 0 in {40 + i}.2 s") for i in range(9)]
+    rows += [(ids[11], MemoryKind.TOOL_EVENT, 5, "Ran `make build` → exit 2 in 12.8 s; error: spotlessJavaCheck FAILED")]
+    engine.import_memories(_memories("/work/proj", rows))
+    query = "what do I do after `make build` when releasing?"
+    assert _rank(engine, query, ids[0]) == 0
+    flat = DEFAULT.model_copy(update={"routine_run_weight": 1.0})
+    assert _rank(engine, query, ids[0], flat) > 3  # without the rule the runs come first
+    # a question about runs gets the runs
+    got = engine.search("did make build pass last time we ran it?", limit=5, now=NOW)
+    assert got[0].memory.kind == MemoryKind.TOOL_EVENT and "routine" not in got[0].why
+
+
+def test_a_rare_quoted_phrase_held_keeps_bm25_from_being_outvoted(engine, monkeypatch):
+    """Most words of the question are in no memory (the vocabulary rule would let the embedding
+    lead), but the phrase it quotes is held verbatim by one memory: BM25 keeps its weight."""
+    from mnemex.engine.retrieval.stages import search
+
+    ids = _ids(3)
+    engine.import_memories(_memories("/work/proj", [
+        (ids[0], MemoryKind.FACT, 90, 'The panic "there is no reactor running" in the integration tests came from '
+                                      "calling the S3 client inside a plain #[test]."),
+        (ids[1], MemoryKind.FACT, 80, "Integration tests need MinIO on localhost:9000; start it before cargo test."),
+        (ids[2], MemoryKind.DECISION, 70, "We use tokio with the multi-thread runtime for every async test helper."),
+    ]))
+    leaned: list[str] = []
+    original = search.lean_on_embedding
+    monkeypatch.setattr(search, "lean_on_embedding", lambda *a: leaned.append("lean") or original(*a))
+    query = 'CI blew up: "there is no reactor running" — remedy?'
+    assert _rank(engine, query, ids[0]) == 0 and leaned == []
+    assert _rank(engine, query, ids[0], DEFAULT.model_copy(update={"exact_anchor": False})) == 0 and leaned == ["lean"]
