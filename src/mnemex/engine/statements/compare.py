@@ -63,6 +63,9 @@ class Thresholds:
     named_again: float = 0.25
     """Least aboutness when the newer statement names the older one's value again beside a new
     value of the same kind, with a change cue (the old value named is the strongest sign)."""
+    same_head: float = 0.35
+    """Least cosine when the newer statement's subject is something the older one is about and it
+    says, with a change cue, that a name was swapped or a value changed."""
     min_similarity: float = 0.45
     """Least cosine for a change cue to count (farther, it is about something else)."""
     strong_cue_change: float = 0.35
@@ -190,6 +193,9 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     e = evidence(old, new)
     cue = new.change
     about = aboutness(e.subject, similarity)
+    # the newer sentence is about what the older one is about ("Bundling moved to Vite" after
+    # "The extension is bundled with webpack"): its cue is about that thing however far the wording
+    same_head = bool(new.head) and new.head <= old.keys and (similarity is None or similarity >= limits.same_head)
     if similarity is not None and similarity < limits.min_similarity:
         cue = 0.0  # a change cue about something this far from the older statement is about something else
     changed = e.typed_change or e.swapped
@@ -215,6 +221,8 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change:
         sure = f"{what} ({_cue_label(new)})"
+    elif changed and same_head and new.change >= 0.5:  # (a changed name or value is never a mere restating)
+        sure = f"{what} ({_cue_label(new)}; about the same {sorted(new.head)[0]})"
     elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change \
             and (not e.came_names or about >= limits.parallel):  # a new name: only about the very same thing
         sure = f"negation flipped ({_cue_label(new)})"

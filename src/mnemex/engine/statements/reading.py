@@ -228,9 +228,11 @@ GENERIC = frozenset(stem(w) for w in _GENERIC_WORDS) | frozenset(_GENERIC_WORDS)
 
 def normalise_name(name: str) -> str:
     """A code or proper name in one spelling: `fetch_user`, fetchUser and FETCH-USER all give
-    "fetchuser". A plain word ("Jenkins") is stemmed like any word; a code name keeps its ending
+    "fetchuser". A path keeps its slashes: `kestrel/registry/` is a folder, `kestrel-registry` a
+    repo. A plain word ("Jenkins") is stemmed like any word; a code name keeps its ending
     (`fetch_users` is another function)."""
-    joined = re.sub(r"[^a-z0-9]", "", name.lower())
+    joined = re.sub(r"[^a-z0-9/]", "", name.lower()).strip("/")
+    joined = re.sub(r"/+", "/", joined)
     plain = name.isalpha() and not re.search(r"[a-z][A-Z]", name)
     return stem(joined) if plain else joined
 

@@ -120,7 +120,7 @@ SUBJECT_WEIGHT = 0.25
 
 def thresholds(config: GateConfig) -> Thresholds:
     return Thresholds(left_behind=config.left_behind, left_similarity=config.left_similarity,
-                      named_again=config.named_again,
+                      named_again=config.named_again, same_head=config.same_head,
                       min_similarity=config.min_similarity, strong_cue_change=config.strong_cue_change,
                       cued_change=config.cued_change, parallel=config.parallel, negation=config.negation,
                       maybe=config.maybe)
