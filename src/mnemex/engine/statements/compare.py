@@ -221,7 +221,8 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change:
         sure = f"{what} ({_cue_label(new)})"
-    elif changed and same_head and new.change >= 0.5:  # (a changed name or value is never a mere restating)
+    elif (e.swapped or any(g.kind == c.kind for g in e.gone_values for c in e.came_values)) and same_head \
+            and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)
         sure = f"{what} ({_cue_label(new)}; about the same {sorted(new.head)[0]})"
     elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change \
             and (not e.came_names or about >= limits.parallel):  # a new name: only about the very same thing
