@@ -145,3 +145,23 @@ def test_a_path_and_a_repo_of_the_same_words_are_different_names(embedder):
     old = "Protobuf schemas live under `proto/schemas/` in the monorepo."
     new = "Protobuf schemas were moved to their own repo, `proto-schemas`, so other teams can depend on them."
     assert compare(read(old), read(new), _cosine(embedder, old, new)).relation is Relation.REPLACES
+
+
+@pytest.mark.parametrize("new,why", [
+    # the old address named again, as the one that keeps a copy
+    ("Build failures are posted to #ci-failures on Slack by the bot, and build-team@acme.dev still gets a copy.",
+     "as left behind"),
+    # a list named in other words: an address swapped for a channel, with "gets a copy" as the cue
+    ("Build failures are posted to #ci-failures on Slack by the bot, and the build-team list still gets a copy.",
+     "a name was replaced (copy kept)"),
+])
+def test_a_move_that_keeps_a_copy_for_the_old_channel_replaces_it(new, why, embedder):
+    old = "Nightly build failures are emailed to build-team@acme.dev."
+    verdict = compare(read(old), read(new), _cosine(embedder, old, new))
+    assert verdict.relation is Relation.REPLACES and why in verdict.reason
+    assert shape("build-team@acme.dev") == "location"
+
+
+def test_a_copy_for_someone_about_another_thing_replaces_nothing(embedder):
+    old, new = "Security advisories are emailed to sec@acme.dev.", "Release notes are emailed to eng@acme.dev and product gets a copy."
+    assert compare(read(old), read(new), _cosine(embedder, old, new)).relation is not Relation.REPLACES

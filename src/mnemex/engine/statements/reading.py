@@ -137,6 +137,9 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
+    (r"\b(?:gets?|keeps?|receives?|getting|keeping) (?:a |an )?(?:cc|copy|copies)\b|\bcc(?:'d|ed)\b"
+     r"|\bonly (?:goes out |comes |is sent |are sent )?as an? (?:daily|weekly|nightly|hourly) (?:digest|summary)\b",
+     0.5, "copy kept"),
     (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.4, "old"),
     (r"\b(?:actually|correction|wrong|incorrect|mistaken)\b", 0.6, "correction"),
     (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored(?! from)|brought back|(?:is|are) back\b(?! to)|"
@@ -166,6 +169,7 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used|deleted)\b",
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
     rf"\b(?:mov|migrat|switch)(?:e|ed|es|ing)? (?:\w+ )?(?:off|away from|out of|from) {_ART}{_SPAN}{_END}",
+    rf"\b{_SPAN} (?:still |only |just )?(?:gets?|keeps?|receives?) (?:a |an )?(?:cc|copy|copies)\b",
     rf"\b(?:took|taken|takes|take) over\b[^.;]{{0,80}}? from {_ART}{_SPAN}{_END}",
     rf"\bnot (?:on |in |at |with |using )?{_ART}{_SPAN} any ?more\b",
     rf"(?:,|;|\(|\bbut|\band)\s*not {_ART}{_SPAN}{_END}",
@@ -402,6 +406,8 @@ def shape(raw: str) -> str:
     token = raw.strip("`'\".,;:()")
     if "://" in token or "/" in token:
         return "location"
+    if re.fullmatch(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", token):
+        return "location"  # an e-mail address: where something is sent
     if token.startswith("-") or "(" in token or "_" in token or re.search(r"[a-z][A-Z]", token):
         return "code"
     if re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?", token) and re.search(r"[a-z]{2}$|:\d+$", token):
