@@ -165,3 +165,27 @@ def test_a_move_that_keeps_a_copy_for_the_old_channel_replaces_it(new, why, embe
 def test_a_copy_for_someone_about_another_thing_replaces_nothing(embedder):
     old, new = "Security advisories are emailed to sec@acme.dev.", "Release notes are emailed to eng@acme.dev and product gets a copy."
     assert compare(read(old), read(new), _cosine(embedder, old, new)).relation is not Relation.REPLACES
+
+
+def test_reading_host_ports_spaced_settings_and_who_changed_a_setting():
+    hp = read("The cache is the managed cluster `ember-lb.cache.internal:6380` over TLS.")
+    assert Value("6380", "port") in hp.values and "emberlbcacheinternal" in hp.names
+    assert ("maxpartysize", "4") in read("Parties are capped (`max_party_size = 4` in `matchmaker.toml`).").settings
+    assert ("loglevel", "debug") in read("Staging sets `log_level: debug`.").settings
+    said = lambda text: dict(read(text).cues).get("changed", 0.0)  # noqa: E731
+    assert said("Gave the trino pool 20 slots after the upgrade.") >= 0.8
+    assert said("Set the connect timeout to 30s.") >= 0.8
+    assert said("`max_active_runs_per_dag` is set to 3 in airflow.cfg.") == 0.0  # a description, not a change
+    assert "slack" in read("Failures page on-call; the Slack channel keeps receiving a copy.").left
+    assert "email" in read("Requests show in the inbox; email only goes out as a daily digest.").left
+
+
+def test_a_port_moved_with_the_old_one_named_far_from_the_old_wording_replaces_it():
+    """The old port named again in a reason, in a sentence whose subject (game traffic) the older one
+    is about, at a cosine (0.40) below the one a plain change cue needs (0.45)."""
+    old = "edge-proxy accepts game traffic on UDP 5555; open that port in the firewall for new regions."
+    new = "Game traffic is on UDP 26000 now: some carriers were throttling 5555."
+    verdict = compare(read(old), read(new), 0.40)
+    assert verdict.relation is Relation.REPLACES and "about the same game" in verdict.reason
+    other = "Voice chat is on UDP 26000 now: some carriers were throttling 5555."  # another subject
+    assert compare(read(old), read(other), 0.40).relation is not Relation.REPLACES

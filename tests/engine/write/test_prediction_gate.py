@@ -202,3 +202,17 @@ def test_scopes_do_not_gate_each_other(engine):
 ])
 def test_a_new_fact_about_another_subject_is_no_conflict(old, new):
     assert conflict_reason(old, new) is None
+
+
+def test_of_several_replaceable_memories_a_url_swapped_for_a_url_is_the_likelier_same_thing():
+    """Both neighbours lose a name to the move; the address the UI had (a URL for a URL) is what it
+    replaces, though the alert channel (a channel for a URL) is a little closer by cosine. The
+    other stays current and is reported as a candidate."""
+    channel = Memory(id="00000000-0000-4000-8000-00000000000a",
+                     content="Admin console alerts post to #admin-ops on Slack, with a link to the log.")
+    address = Memory(id="00000000-0000-4000-8000-00000000000b",
+                     content="The admin console is reachable at `http://10.1.2.3:8000` from the office VPN.")
+    d = decide("Admin UI moved to `https://admin.acme.internal` behind SSO; the raw IP does not answer anymore.",
+               None, 0.5, [(channel, 0.63), (address, 0.57)])
+    assert d.action == WriteAction.SUPERSEDED and d.target == address
+    assert [c.memory.id for c in d.candidates] == [channel.id]

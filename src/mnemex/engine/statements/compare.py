@@ -50,6 +50,9 @@ class Verdict:
     shared: float = 0.0
     """The share of the older one's subject words the newer one holds (`Evidence.subject`), for a
     sure replacement: which of several replaceable memories is the likeliest same thing."""
+    same_shape: bool = False
+    """A name the older one gives was swapped for one of the very same specific shape (a URL for a
+    URL, a path for a path, code for code): likelier the same thing than a name of a looser kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,8 @@ class Evidence:
     missing: frozenset[str]
     negation_flip: bool
     named_again: frozenset[Value] = frozenset()
+    same_shape: bool = False
+    """A gone name and a new one of the very same shape, other than a plain name."""
     """Values the older one gives that the newer one names again (in a reason, as the old one)
     beside a new value of the same kind: "moved to 8600 because 8000 clashes"."""
 
@@ -133,6 +138,8 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     # a name replaced by another of the same kind (a tool by a tool, a path by a path, a function by a function)
     swapped = any(shapes_compatible(old_shapes.get(g, "name"), new_shapes.get(c, "name"))
                   for g in gone_names for c in came_names)
+    same_shape = any(old_shapes.get(g, "name") == new_shapes.get(c, "name") != "name"
+                     for g in gone_names for c in came_names)
     # the subject is what remains once a swapped name (the old value) is set aside
     about = old_keys - gone_names if swapped and old_keys - gone_names else old_keys
     subject = _share(new_keys, about, old, new)
@@ -147,7 +154,7 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     mentioned = new.value_texts | new.reason | new.left
     named_again = frozenset(v for v in old_vals if v.text in mentioned and len(v.text) >= 2
                             and any(compatible(v, c) for c in came))
-    return Evidence(named_again=named_again, subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
+    return Evidence(named_again=named_again, same_shape=same_shape, subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
                     came_values=came, typed_change=typed, swapped=swapped, came_names=frozenset(came_names),
                     extra=extra, missing=frozenset(missing - gone_names), negation_flip=old.negated != new.negated)
 
@@ -221,7 +228,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change:
         sure = f"{what} ({_cue_label(new)})"
-    elif (e.swapped or any(g.kind == c.kind for g in e.gone_values for c in e.came_values)) and same_head \
+    elif (e.swapped or any(g.kind == c.kind for g in e.gone_values | e.named_again for c in e.came_values)) and same_head \
             and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)
         sure = f"{what} ({_cue_label(new)}; about the same {sorted(new.head)[0]})"
     elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change \
@@ -237,7 +244,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         why_not = conflict(old, new)
         if why_not:
             return Verdict(Relation.MAY_REPLACE, f"{sure}, but {why_not}", about)
-        return Verdict(Relation.REPLACES, sure, about, e.subject)
+        return Verdict(Relation.REPLACES, sure, about, e.subject, e.swapped and e.same_shape)
     if _restates(old, new, e, similarity):
         return Verdict(Relation.RESTATES, "adds nothing new", about)
     if cue >= 0.5 and about >= limits.maybe and (changed or e.negation_flip or e.came_values or e.left_hit):

@@ -128,7 +128,10 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\bfrom\b [^.;,]{1,60}? \bto\b", 0.7, "from X to Y"),
     (r"(?:->|→|=>)", 0.9, "arrow"),
     (r"\b(?:changed|bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|"
-     r"extended|shortened|relaxed|tightened|doubled|halved)\b", 0.8, "changed"),
+     r"extended|shortened|relaxed|tightened|doubled|halved)\b"
+     # "Set X to 30", "we gave X 20 slots": someone changed it (not "X is set to 3", a description)
+     r"|(?:^|[.;:!?—–]\s*|\b(?:we|I|they|the team|someone) )(?:set|gave) (?:[\w`.-]+ ){0,4}?(?:to |at )?v?\d",
+     0.8, "changed"),
     (r"\b(?:now|nowadays|these days|from now on|going forward|as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;]{1,50},"
@@ -137,7 +140,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
-    (r"\b(?:gets?|keeps?|receives?|getting|keeping) (?:a |an )?(?:cc|copy|copies)\b|\bcc(?:'d|ed)\b"
+    (r"\b(?:gets?|keeps?|receives?|getting|keeping)(?: receiving| getting)? (?:a |an )?(?:cc|copy|copies)\b|\bcc(?:'d|ed)\b"
      r"|\bonly (?:goes out |comes |is sent |are sent )?as an? (?:daily|weekly|nightly|hourly) (?:digest|summary)\b",
      0.5, "copy kept"),
     (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.4, "old"),
@@ -169,7 +172,9 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used|deleted)\b",
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
     rf"\b(?:mov|migrat|switch)(?:e|ed|es|ing)? (?:\w+ )?(?:off|away from|out of|from) {_ART}{_SPAN}{_END}",
-    rf"\b{_SPAN} (?:still |only |just )?(?:gets?|keeps?|receives?) (?:a |an )?(?:cc|copy|copies)\b",
+    rf"\b{_SPAN} (?:still |only |just )?(?:gets?|keeps?|receives?)(?: receiving| getting)? (?:a |an )?(?:cc|copy|copies)\b",
+    rf"\b{_SPAN} (?:now )?only (?:goes out|is sent|are sent|comes|runs) as an? (?:daily|weekly|nightly|hourly) "
+    rf"(?:digest|summary)\b",
     rf"\b(?:took|taken|takes|take) over\b[^.;]{{0,80}}? from {_ART}{_SPAN}{_END}",
     rf"\bnot (?:on |in |at |with |using )?{_ART}{_SPAN} any ?more\b",
     rf"(?:,|;|\(|\bbut|\band)\s*not {_ART}{_SPAN}{_END}",
@@ -475,6 +480,8 @@ def _code_span(span: str, names: "_Names", values: set[Value]) -> None:
     if call:
         names.add(call.group(1), "code")
         return
+    # `max_party_size = 4`, `log_level: debug`: one setting, as KEY=value
+    span = re.sub(r"^\s*([A-Za-z_][\w.-]*)\s*(?:=|:\s)\s*(\S+)\s*$", r"\1=\2", span)
     tokens = span.split()
     for i, token in enumerate(tokens):  # a command: each word of it; a flag's argument is no asserted value
         if len(token) > 1 and not (i and tokens[i - 1].startswith("-") and re.fullmatch(r"[\d.:-]+", token)):
@@ -500,6 +507,11 @@ def _token(token: str, names: "_Names", values: set[Value]) -> None:
     if number:
         unit = _UNITS.get(number.group(2).lower(), number.group(2).lower())
         values.add(Value(number.group(1) + unit, _kind_of(number.group(1), unit, "", token.startswith("v"))))
+        return
+    host = re.fullmatch(r"([a-z0-9-]+(?:\.[a-z0-9-]+)+):(\d{2,5})", token, re.I)
+    if host:  # host:port — a location, and the port it gives is a value
+        names.add(host.group(1), "location")
+        values.add(Value(host.group(2), "port"))
         return
     names.add(token)
     version = re.search(r"[:@v-]?(\d+(?:\.\d+)+)(?:-\w+)?$", token)

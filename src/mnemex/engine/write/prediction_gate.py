@@ -116,6 +116,8 @@ def _value_words(values: set[str]) -> set[str]:
 #: the cosine plus this share of the subject words both statements hold (a rewording that still
 #: names the component beats a look-alike the embedding puts a little closer).
 SUBJECT_WEIGHT = 0.25
+#: ... plus this when the name swapped has the very same shape (a URL for a URL).
+SHAPE_WEIGHT = 0.15
 
 
 def thresholds(config: GateConfig) -> Thresholds:
@@ -155,7 +157,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             if memory.immutable or memory.pinned:  # truth anchors are never superseded: record the conflict
                 anchor = anchor or (memory, verdict.reason)
             else:  # how surely the same thing: the cosine, and the share of subject words both hold
-                surely = sim + SUBJECT_WEIGHT * verdict.shared
+                surely = sim + SUBJECT_WEIGHT * verdict.shared + SHAPE_WEIGHT * verdict.same_shape
                 replaced.append((memory, surely, sim, verdict.reason))
         elif relation is Relation.MAY_REPLACE and len(maybe) < config.max_candidates:
             maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5))
