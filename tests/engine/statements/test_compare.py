@@ -189,3 +189,11 @@ def test_a_port_moved_with_the_old_one_named_far_from_the_old_wording_replaces_i
     assert verdict.relation is Relation.REPLACES and "about the same game" in verdict.reason
     other = "Voice chat is on UDP 26000 now: some carriers were throttling 5555."  # another subject
     assert compare(read(old), read(other), 0.40).relation is not Relation.REPLACES
+
+
+def test_product_names_and_switch_values_are_not_code():
+    """PagerDuty is a product (swappable for Slack), not a code name; `catchup=True` names the
+    setting, not a thing called 'true' that another statement could swap away."""
+    assert shape("PagerDuty") == "name" and shape("fetchUser") == "code"
+    assert read("No DAG may set `catchup=True`.").names == frozenset({"catchup"})
+    assert ("catchup", "true") in read("No DAG may set `catchup=True`.").settings

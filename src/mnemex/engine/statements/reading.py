@@ -413,7 +413,9 @@ def shape(raw: str) -> str:
         return "location"
     if re.fullmatch(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", token):
         return "location"  # an e-mail address: where something is sent
-    if token.startswith("-") or "(" in token or "_" in token or re.search(r"[a-z][A-Z]", token):
+    # camelCase is code; PascalCase letters alone are mostly products (PagerDuty, GitHub, ModDesk)
+    if token.startswith("-") or "(" in token or "_" in token or re.search(r"[a-z][A-Z]", token) \
+            and not re.fullmatch(r"[A-Z][A-Za-z]+", token):
         return "code"
     if re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?", token) and re.search(r"[a-z]{2}$|:\d+$", token):
         return "location"
@@ -491,6 +493,9 @@ def _code_span(span: str, names: "_Names", values: set[Value]) -> None:
                 _token(token, names, values)
 
 
+_FLAGS = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null", "0", "1"})
+
+
 def _token(token: str, names: "_Names", values: set[Value]) -> None:
     token = token.strip("\"'“”`,;:()")
     if token.endswith(".") and not re.search(r"\.\w+\.$", token):
@@ -501,7 +506,8 @@ def _token(token: str, names: "_Names", values: set[Value]) -> None:
     if setting:  # KEY=value: the key is what it is about, the value a value
         names.add(setting.group(1), "code")
         names.settings[normalise_name(setting.group(1))] = setting.group(2).strip("\"'").lower()
-        _token(setting.group(2), names, values)
+        if setting.group(2).lower() not in _FLAGS:  # KEY=true is a switch, not a name
+            _token(setting.group(2), names, values)
         return
     number = re.fullmatch(r"v?(\d+(?:\.\d+)*)\s*([a-zA-Z%]{0,8})", token)
     if number:
