@@ -197,3 +197,9 @@ def test_product_names_and_switch_values_are_not_code():
     assert shape("PagerDuty") == "name" and shape("fetchUser") == "code"
     assert read("No DAG may set `catchup=True`.").names == frozenset({"catchup"})
     assert ("catchup", "true") in read("No DAG may set `catchup=True`.").settings
+
+
+def test_stopping_a_practice_is_a_change_cue():
+    assert dict(read("We stopped writing `down()` methods.").cues).get("disabled") == 0.9
+    assert dict(read("Nightly fuzzing stopped running on every push.").cues).get("disabled") == 0.9
+    assert read("The worker stops when the queue is empty.").cues == ()

@@ -121,7 +121,8 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
     (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b"
      r"|\b(?:was|were|has been|have been|got|is now|are now) deleted\b|\bdeleted (?:the|our|its|it|them)\b", 0.9, "removed"),
-    (r"\b(?:disabled|switched off|turned off|shut (?:down|off)|paused)\b", 0.9, "disabled"),
+    (r"\b(?:disabled|switched off|turned off|shut (?:down|off)|paused)\b|\b(?:stopped|stop) (?:\w+ing|using|doing)\b",
+     0.9, "disabled"),
     (r"\bno longer\b|\bnot any ?more\b|\bany ?more\b", 1.0, "no longer"),
     (r"\binstead of\b|\brather than\b|\bin favou?r of\b|\bin place of\b", 1.0, "instead of"),
     (r"\bused to\b|\bformerly\b|\bpreviously\b|\boriginally\b", 1.0, "used to"),
