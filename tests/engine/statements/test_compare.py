@@ -203,3 +203,10 @@ def test_stopping_a_practice_is_a_change_cue():
     assert dict(read("We stopped writing `down()` methods.").cues).get("disabled") == 0.9
     assert dict(read("Nightly fuzzing stopped running on every push.").cues).get("disabled") == 0.9
     assert read("The worker stops when the queue is empty.").cues == ()
+
+
+def test_the_subject_is_what_people_acted_on_and_follows_a_leading_clause():
+    assert {"dbt", "project"} <= read("The team merged the dbt project into the monorepo under `transform/`.").head
+    assert read("After the latency tests, EU realm servers run in Amsterdam.").head == {"eu", "realm", "server"}
+    assert "trinopool" in read("Gave trino_pool 20 slots after the upgrade.").head
+    assert {"crat", "spectator"} == read("The `spectator` crate uses tokio.").head

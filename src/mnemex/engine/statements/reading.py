@@ -103,6 +103,7 @@ check validates validate sends ships ship logs log exports export imports import
 create supports support expects expect limits limit rejects reject drops drop lands land triggers trigger
 moved move moves switched switch migrated migrate replaced replace renamed rename deprecated removed retired
 disabled changed bumped raised lowered increased decreased reduced extended cut got became become stays stay
+merged merge stopped stop turned gave give set rewrote rewrite ported folded split added add enabled lifted
 must should will can may might could would shall cannot can't won't doesn't don't isn't aren't wasn't
 """.split())
 _PLACE_WORDS = {"prod": "production", "stage": "staging", "stg": "staging", "development": "dev",
@@ -382,14 +383,38 @@ def _head(text: str) -> str:
     """The words before the first verb of the first clause: what the sentence is about
     ("The `spectator` crate" in "The `spectator` crate uses ...")."""
     clause = re.split(r"[;:\n]|(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    # "After the latency tests, EU realms run in ...": the subject follows the leading clause
+    clause = re.sub(r"^(?:after|since|following|once|when|until|as of|starting|with)\b[^,]{1,60},\s*", "", clause,
+                    flags=re.I)
     tokens = re.findall(r"`[^`]+`|\S+", clause)
     out = []
-    for token in tokens:
+    for i, token in enumerate(tokens):
         word = token.strip(",.()'\"").lower()
         if word in _VERBS or word in ("now", "no", "not", "never", "also", "still", "only", "always"):
+            if all(t.lower() in _PEOPLE for t in out) and word in _VERBS and word not in _AUX:
+                return _object(tokens[i + 1:])  # "We merged the dbt project into ...": what was done to
             break
         out.append(token)
     return " ".join(out) if len(out) < len(tokens) else ""
+
+
+_AUX = frozenset("is are was were be been am 's has have had do does did must should will can may might could would "
+                 "shall cannot can't won't doesn't don't isn't aren't wasn't".split())
+#: Who does things, not what a statement is about.
+_PEOPLE = frozenset({"we", "i", "you", "they", "the", "team", "someone", "user", "our", "my", "ops", "devs"})
+
+
+def _object(tokens: list[str]) -> str:
+    """The words after a verb up to a preposition or the end of the phrase (at most four)."""
+    out = []
+    for token in tokens[:6]:
+        word = token.strip(",.()'\"").lower()
+        if word in STOP and word not in ("the", "a", "an", "our", "its", "their") or word in _VERBS:
+            break
+        out.append(token.strip(",."))
+        if token.endswith((",", ".")):
+            break
+    return " ".join(out)
 
 
 class _Names:
