@@ -210,3 +210,12 @@ def test_the_subject_is_what_people_acted_on_and_follows_a_leading_clause():
     assert read("After the latency tests, EU realm servers run in Amsterdam.").head == {"eu", "realm", "server"}
     assert "trinopool" in read("Gave trino_pool 20 slots after the upgrade.").head
     assert {"crat", "spectator"} == read("The `spectator` crate uses tokio.").head
+
+
+def test_a_phrase_naming_the_words_inside_a_code_name_leaves_it_behind():
+    """"the ledger module" is what `Billing.Ledger` is: renaming it leaves the old one behind."""
+    old = read("Invoice totals are computed in the `Billing.Ledger` module, which wraps Decimal.")
+    assert {"bill", "ledger"} <= old.parts  # stems
+    new = read("Renamed the ledger module to `Billing.Journal` since people kept confusing it with the GL export.")
+    verdict = compare(old, new, 0.45)
+    assert verdict.relation is Relation.REPLACES and "ledger" in verdict.reason

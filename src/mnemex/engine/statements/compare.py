@@ -148,8 +148,9 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     # a phrase named as left behind hits when it is something the older statement holds
     # ("Docker Hub", "nose"), not merely shares a word with it ("its Redis lock"), and not
     # something the older statement already left behind itself (the same change said again)
+    named_terms = old_terms | old.parts
     left_hit = frozenset(t for terms, whole in new.left_spans
-                         if whole in old_terms or terms <= old_terms for t in (terms & old_terms) - old.left)
+                         if whole in old_terms or terms <= named_terms for t in (terms & named_terms) - old.left)
     extra = frozenset(new.words - old_keys - new.left)
     mentioned = new.value_texts | new.reason | new.left
     named_again = frozenset(v for v in old_vals if v.text in mentioned and len(v.text) >= 2
@@ -202,7 +203,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     about = aboutness(e.subject, similarity)
     # the newer sentence is about what the older one is about ("Bundling moved to Vite" after
     # "The extension is bundled with webpack"): its cue is about that thing however far the wording
-    same_head = bool(new.head) and new.head <= old.keys and (similarity is None or similarity >= limits.same_head)
+    same_head = bool(new.head) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
     if similarity is not None and similarity < limits.min_similarity:
         cue = 0.0  # a change cue about something this far from the older statement is about something else
     changed = e.typed_change or e.swapped

@@ -298,6 +298,9 @@ class Statement:
     """KEY=value settings it gives (key normalised, value lower-cased)."""
     additive: bool = False
     """It says it adds to something ("too", "also", "as well", "in addition")."""
+    parts: frozenset[str] = frozenset()
+    """Stems of the words inside its code names and paths (`Riverchat.Roster` -> riverchat, roster):
+    "the roster module" names what `Riverchat.Roster` is."""
     restating: bool = False
     """It presents itself as saying again what holds ("still", "as before", "reminder", "nothing changed")."""
 
@@ -364,7 +367,22 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
-                     shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings)
+                     shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
+                     parts=_parts(main_text))
+
+
+_NAMEISH = re.compile(r"`([^`]+)`|\b([A-Za-z][\w-]*(?:[./_][\w-]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
+
+
+def _parts(text: str) -> frozenset[str]:
+    out = set()
+    for m in _NAMEISH.finditer(text):
+        raw = re.sub(r"([a-z])([A-Z])", r"\1 \2", m.group(1) or m.group(2))
+        for piece in re.split(r"[^A-Za-z]+", raw):
+            word = stem(piece.lower())
+            if len(word) > 2 and word not in GENERIC and word not in STOP:
+                out.add(word)
+    return frozenset(out)
 
 
 def _restating(text: str) -> bool:
