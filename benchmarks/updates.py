@@ -126,7 +126,7 @@ def _current(engine: Any, ids: set[str]) -> set[str]:
 
 def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
     """Supersede recall and precision at write time, with the cases behind them."""
-    caught, missed, wrong, damaged = [], [], [], []
+    caught, missed, wrong, damaged, offered = [], [], [], [], []
     earlier: dict[tuple[str, int], set[str]] = {}
     for item in data["updates"] + data["separate"]:
         seen: set[str] = set()
@@ -139,6 +139,8 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
             out = run.outcomes[(u["id"], step)]
             hit = any(p.action == WriteAction.SUPERSEDED and set(p.affected_ids) & before for p in parts(out))
             (caught if hit else missed).append((u["id"], step, u["kind"], out))
+            if not hit and any(c.id in before for p in parts(out) for c in p.candidates):
+                offered.append((u["id"], step))
     owner = {mid: key for key, ids in run.holders.items() for mid in ids}
     for (item, step), out in run.outcomes.items():
         allowed = earlier.get((item, step), set()) if item.startswith("u") else set()
@@ -170,7 +172,7 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
     return {"steps": steps, "caught": len(caught), "recall": len(caught) / steps if steps else 0.0,
             "wrong_supersedes": len(wrong), "lookalikes_damaged": len(damaged),
             "precision": len(caught) / (len(caught) + false) if caught or false else 1.0,
-            "missed": missed, "wrong": wrong, "damaged": damaged,
+            "missed": missed, "wrong": wrong, "damaged": damaged, "offered": len(offered),
             "recall_by_kind": _by_kind(caught, missed)}
 
 
@@ -247,6 +249,8 @@ def report(name: str, res: dict[str, Any]) -> str:
              f"write time ({res['write_seconds']:.0f} s): supersede recall {w['caught']}/{w['steps']} = "
              f"{100 * w['recall']:.1f}%, precision {100 * w['precision']:.1f}% "
              f"(wrong supersedes {w['wrong_supersedes']}, look-alikes merged/skipped {w['lookalikes_damaged']})",
+             f"missed but offered to the agent as a possible replacement (`candidates`, `supersedes=` can act on it): "
+             f"{w['offered']}/{len(w['missed'])}",
              f"recall by kind: {w['recall_by_kind']}", "",
              "| read recipe | R@1 current | R@5 current | stale above current | stale returned | look-alike R@1 | R@5 |",
              "|---|---|---|---|---|---|---|"]

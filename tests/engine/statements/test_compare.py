@@ -219,3 +219,14 @@ def test_a_phrase_naming_the_words_inside_a_code_name_leaves_it_behind():
     new = read("Renamed the ledger module to `Billing.Journal` since people kept confusing it with the GL export.")
     verdict = compare(old, new, 0.45)
     assert verdict.relation is Relation.REPLACES and "ledger" in verdict.reason
+
+
+def test_a_warning_not_to_change_it_and_a_restated_fact_replace_nothing():
+    old = "Workspace exports are generated as gzipped JSON Lines, one file per channel."
+    warned = read("Reminder: when you touch exports, the format is gzipped JSON Lines, so don't switch it to CSV.")
+    assert warned.change < 0.5
+    assert compare(read(old), warned, 0.6).relation is not Relation.REPLACES
+    restated = read("Just to restate it: the server mints a UUIDv7 for every message and clients never pick IDs.")
+    assert restated.restating
+    assert compare(read("Message IDs are UUIDv7s generated on the server."), restated, 0.6).relation is not Relation.REPLACES
+    assert read("The `billing-worker` service exposes its metrics on 9091.").head == {"billingworker", "servic"}

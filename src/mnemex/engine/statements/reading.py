@@ -84,10 +84,14 @@ _COMMON_CAPS = frozenset({"API", "APIS", "URL", "URLS", "HTTP", "HTTPS", "JSON",
 
 #: A cue word that says nothing changed ("nothing changed", "not moved", "unchanged").
 _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|wasn'?t|isn'?t)\s+(?:\w+\s+)?"
-                           r"(?:changed|moved|switched|replaced|renamed|migrated|updated)\b|\bunchanged\b", re.I)
+                           r"(?:changed|moved|switched|replaced|renamed|migrated|updated)\b|\bunchanged\b"
+                           # a warning not to change it: "don't switch it to CSV", "never move it off S3"
+                           r"|\b(?:don'?t|do not|never|shouldn'?t|should not|must not|mustn'?t|no need to)\s+(?:ever\s+)?"
+                           r"(?:change|move|switch|replace|rename|migrate|swap|drop|remove)\b", re.I)
 _ADDITIVE = re.compile(r"\b(?:too|also|as well(?! as)|in addition|additionally|likewise|on top of)\b", re.I)
 _RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:noted|mentioned|agreed|said)|reminder|nothing changed|"
-                        r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record)\b", re.I)
+                        r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record|"
+                        r"(?:just )?to restate|restating|as a reminder|once more)\b", re.I)
 
 _ENTITY_SHAPES = {"file": "location", "host": "location", "function": "code", "class": "code", "module": "code"}
 
@@ -104,6 +108,8 @@ create supports support expects expect limits limit rejects reject drops drop la
 moved move moves switched switch migrated migrate replaced replace renamed rename deprecated removed retired
 disabled changed bumped raised lowered increased decreased reduced extended cut got became become stays stay
 merged merge stopped stop turned gave give set rewrote rewrite ported folded split added add enabled lifted
+exposes expose mints mint wraps wrap solves solve schedules schedule caches cache indexes index consumes consume
+produces produce binds bind owns routes route renders render stores signs sign verifies verify applies apply
 must should will can may might could would shall cannot can't won't doesn't don't isn't aren't wasn't
 """.split())
 _PLACE_WORDS = {"prod": "production", "stage": "staging", "stg": "staging", "development": "dev",
