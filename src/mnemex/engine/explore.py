@@ -41,6 +41,12 @@ class Explorer:
         later_m = [h.memory for h in later if h.id != anchor.id][:after]
         return earlier_m, anchor, later_m
 
+    def recent(self, filter: MemoryFilter, *, limit: int = 20) -> list[Memory]:
+        """Up to `limit` memories matching `filter`, newest first (by created_at): `mnemex list`."""
+        if not 1 <= limit <= 500:
+            raise InvalidInputError("limit must be between 1 and 500")
+        return [h.memory for h in self._store.ordered(filter, by="created_at", descending=True, limit=limit)]
+
     def _require_journal(self) -> Any:
         if self._journal is None:
             raise InvalidInputError("this engine runs without a journal: history and relations are unavailable")
