@@ -78,7 +78,7 @@ def _observation(path: Path, subject: str, category: str, text: str, note_tags: 
                  scope: str) -> Draft:
     category = category.strip().lower()
     tags = tuple(dict.fromkeys((*note_tags, *_TAG.findall(text), category)))
-    content = _plain(_TAG.sub(lambda m: m.group(1), text)).strip()
+    content = " ".join(_plain(_TAG.sub("", text)).split())  # the #tags are tags, not words of the claim
     return draft(FORMAT, path, f"{subject}: {content}", kind=category if category in KINDS else None, scope=scope,
                  tags=tags[:16], metadata={"note": subject, "category": category})
 
