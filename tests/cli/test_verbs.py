@@ -124,4 +124,4 @@ def test_progress_bar_on_a_terminal_only(run, tmp_path):
         drawn += chunk
     os.close(main)
     assert proc.returncode == 0 and len(export.read_text().splitlines()) == 40
-    assert b"exporting" in drawn and b"40/40" in drawn, drawn[-400:]
+    assert b"exporting:" in drawn and b"/40 [" in drawn and b"exported 40 memories" in drawn, drawn[-400:]

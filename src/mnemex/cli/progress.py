@@ -3,6 +3,7 @@ not (a script, a pipe, CI) nothing is drawn and the command's summary is the onl
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -42,7 +43,13 @@ def progress(label: str, *, total: int | None = None, unit: str = "memories") ->
         return
     from tqdm import tqdm
 
-    bar = tqdm(total=total, desc=label, unit=f" {unit}", file=sys.stderr, dynamic_ncols=True, leave=False)
+    try:
+        width, height = os.get_terminal_size(sys.stderr.fileno())
+    except OSError:
+        width, height = 0, 0
+    # a terminal that reports no size (a fresh pty) gets 80x24: tqdm would hide a bar on row 0 of 0
+    bar = tqdm(total=total, desc=label, unit=f" {unit}", file=sys.stderr, ncols=min(width or 80, 120),
+               nrows=height or 24, leave=False)
     try:
         yield Progress(bar)
     finally:
