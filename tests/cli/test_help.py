@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from mnemex.cli import build_parser, main
-from mnemex.cli.parser import KINDS, RELATIONS, SCOPES
+from mnemex.cli.parser import KINDS, MAX_LIST, RELATIONS, SCOPES
 from mnemex.models import MemoryKind, Scope
 
 
@@ -36,7 +36,10 @@ def test_the_verbs_of_every_tool_exist():
 
 
 def test_the_parser_lists_are_the_models():
+    from mnemex.engine.explore import MAX_LISTED
+
     assert KINDS == [k.value for k in MemoryKind] and SCOPES == [s.value for s in Scope]
+    assert MAX_LIST == MAX_LISTED
     from mnemex.tools.graph_tools import RelationName
 
     assert RELATIONS == list(RelationName.__args__)

@@ -14,7 +14,7 @@ KINDS = ["fact", "decision", "preference", "convention", "correction", "procedur
          "entity", "plan", "note"]
 SCOPES = ["project", "global", "session", "agent"]
 RELATIONS = ["supersedes", "contradicts", "causes", "elaborates", "same_entity", "related_to"]
-MAX_LIST = 500
+MAX_LIST = 200  # engine.explore.MAX_LISTED (a test keeps them equal)
 
 
 class Parser(argparse.ArgumentParser):

@@ -4,8 +4,10 @@ gate), or a `Restore` of a whole exported memory. Parsers are pure: files in, it
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Iterator
 
 from mnemex.errors import InvalidInputError
 from mnemex.models import Memory, NewMemory, Provenance
@@ -39,3 +41,19 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise InvalidInputError(f"import: cannot read {path}: {exc.strerror or exc}") from None
+
+
+def json_rows(path: Path, expected: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(`file:line`, object) for each non-empty line of a JSONL file; an InvalidInputError naming the
+    line when one is not a JSON object (`expected` says what it should be)."""
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise InvalidInputError(f"import: {where}: not JSON ({exc.msg}); nothing imported") from None
+        if not isinstance(row, dict):
+            raise InvalidInputError(f"import: {where}: expected {expected}; nothing imported")
+        yield where, row

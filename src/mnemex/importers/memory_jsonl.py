@@ -5,12 +5,11 @@ entity ("Alice_Smith: prefers TypeScript"), each relation a fact ("Alice_Smith w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
 from mnemex.errors import InvalidInputError
-from mnemex.importers.items import Draft, draft, read_text
+from mnemex.importers.items import Draft, draft, json_rows
 
 FORMAT = "memory-jsonl"
 
@@ -26,15 +25,8 @@ def _text(value: Any, what: str, where: str) -> str:
 
 
 def parse(path: Path, *, scope: str = "project") -> Iterator[Draft]:
-    for lineno, line in enumerate(read_text(path).splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InvalidInputError(f"import: {where}: not JSON ({exc.msg}); nothing imported") from None
-        if not isinstance(row, dict) or row.get("type") not in ("entity", "relation"):
+    for where, row in json_rows(path, "an entity or relation object"):
+        if row.get("type") not in ("entity", "relation"):
             raise InvalidInputError(f"import: {where}: expected an entity or relation object (\"type\"); "
                                     "nothing imported")
         if row["type"] == "relation":

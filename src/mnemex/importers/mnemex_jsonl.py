@@ -5,14 +5,13 @@ goes through the write path like any new memory."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
 from pydantic import ValidationError
 
 from mnemex.errors import InvalidInputError
-from mnemex.importers.items import Draft, Restore, draft, read_text
+from mnemex.importers.items import Draft, Restore, draft, json_rows
 from mnemex.models import Memory, NewMemory
 
 FORMAT = "mnemex"
@@ -31,16 +30,7 @@ def _invalid(where: str, exc: ValidationError) -> InvalidInputError:
 
 
 def parse(path: Path, *, scope: str = "project") -> Iterator[Draft | Restore]:
-    for lineno, line in enumerate(read_text(path).splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InvalidInputError(f"import: {where}: not JSON ({exc.msg}); nothing imported") from None
-        if not isinstance(row, dict):
-            raise InvalidInputError(f"import: {where}: expected a JSON object with \"content\"; nothing imported")
+    for where, row in json_rows(path, 'a JSON object with "content"'):
         try:
             if row.get("id"):
                 yield Restore(Memory.model_validate(row))

@@ -11,7 +11,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from mnemex import render
-from mnemex.config import MAX_RESULTS
+from mnemex.engine.explore import MAX_LISTED
 from mnemex.models import Memory, MemoryFilter, MemoryKind, Scope, ValidityMode
 from mnemex.tools.errors import mcp_errors
 from mnemex.tools.memory_tools import MemoryId, hints, lean
@@ -36,7 +36,7 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
     @server.tool(title="List memories", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def list_memories(
         ctx: Context,
-        limit: Annotated[int, Field(ge=1, le=MAX_RESULTS)] = 20,
+        limit: Annotated[int, Field(ge=1, le=MAX_LISTED)] = 20,
         kinds: Annotated[list[MemoryKind], Field(description="Only these kinds; empty = all.")] = [],
         tags: Annotated[list[str], Field(description="Only memories with any of these tags.")] = [],
         scopes: Annotated[list[Scope], Field(description="Only these scopes; empty = all.")] = [],
