@@ -42,6 +42,9 @@ def test_list_update_pin_link_related_forget_purge(run, through_daemon):
     updated = json.loads(run("update", p, "--content", "The API server listens on port 9090", "--json").stdout)
     assert updated["content"] == "The API server listens on port 9090" and updated["id"] == port["id"]
     assert "nothing to change" in run("update", p, ok=False).stderr
+    found = json.loads(run("search", "which port does the API use", "--tag", "api", "--since", "1h", "--json").stdout)
+    assert [h["id"] for h in found] == [port["id"]]
+    assert json.loads(run("search", "which port does the API use", "--until", "2020-01-01", "--json").stdout) == []
 
     assert run("link", d, "causes", p).stdout.strip() == f"linked {deploy['id'][:8]} causes {port['id'][:8]}"
     related = json.loads(run("related", d, "--json").stdout)
@@ -60,13 +63,17 @@ def test_list_update_pin_link_related_forget_purge(run, through_daemon):
 
 
 def test_id_prefixes_unique_ambiguous_and_too_short(run, tmp_path):
-    rows = [{"id": f"abcdef{n}0-1111-4111-8111-11111111111{n}", "content": f"Memory number {n} about caching"}
-            for n in (1, 2)]
+    project = str((tmp_path / "repo").resolve())  # where `run` runs: the project of what `add` writes
+    rows = [{"id": f"abcdef{n}0-1111-4111-8111-11111111111{n}", "content": f"Memory number {n} about caching",
+             "project": project} for n in (1, 2)]
     dump = tmp_path / "two.jsonl"
     dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
     run("import", str(dump))
     assert json.loads(run("show", "abcdef10", "--json").stdout)[0]["id"] == rows[0]["id"]
     assert json.loads(run("show", "ABCDEF20-1111", "--json").stdout)[0]["id"] == rows[1]["id"]
+    newer = json.loads(run("add", "Caching uses Redis 7 now", "--supersedes", "abcdef10", "--json").stdout)
+    assert newer["action"] == "superseded" and newer["affected_ids"] == [rows[0]["id"]]
+    assert json.loads(run("show", "abcdef10", "--json").stdout)[0]["status"] == "superseded"
     for args, needle in [(("show", "abcdef"), "matches 2 memories (abcdef10-111…, abcdef20-111…)"),
                          (("pin", "abcd"), "too short: give at least 6 characters"),
                          (("show", "ffffff"), "no memory with id 'ffffff'")]:

@@ -13,11 +13,12 @@ from mnemex.cli.parser import KINDS, MAX_LIST, RELATIONS, SCOPES, command, int_b
 def register(sub: Any) -> None:
     q = command(sub, "search", "search memories (hybrid: meaning and exact words)",
                 'mnemex search "how do we deploy"', 'mnemex search "ERR-PAY-4021" --kind fact --kind procedure',
-                'mnemex search "which port" --history --json')
+                'mnemex search "which port" --history --json', 'mnemex search "deploy target" --as-of 2026-03-01')
     q.add_argument("query", help="what you want to know, in words or identifiers")
     q.add_argument("--limit", type=int_between(1, 50), default=10, metavar="N", help="at most N results, 1 to 50 (default 10)")
-    _kind_option(q)
-    q.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
+    _filter_options(q)
+    q.add_argument("--as-of", type=moment, default=None, metavar="WHEN",
+                   help="answer as memory stood at WHEN (a date, a date-time or an age like 3d)")
     json_flag(q)
     q.set_defaults(func=cmd_search)
 
@@ -27,17 +28,10 @@ def register(sub: Any) -> None:
                  aliases=("recent",))
     ls.add_argument("--limit", type=int_between(1, MAX_LIST), default=20, metavar="N",
                     help=f"at most N memories, 1 to {MAX_LIST} (default 20)")
-    _kind_option(ls)
-    ls.add_argument("--tag", action="append", default=[], metavar="TAG", help="only memories with this tag (repeatable: any of them)")
-    ls.add_argument("--scope", action="append", default=[], choices=SCOPES, metavar="SCOPE",
-                    help=f"only this scope (repeatable): {', '.join(SCOPES)}")
+    _filter_options(ls)
     pin = ls.add_mutually_exclusive_group()
     pin.add_argument("--pinned", dest="pinned", action="store_const", const=True, default=None, help="only pinned memories")
     pin.add_argument("--unpinned", dest="pinned", action="store_const", const=False, help="only memories not pinned")
-    ls.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
-    ls.add_argument("--since", type=moment, default=None, metavar="WHEN",
-                    help="only memories created after WHEN: a date (2026-05-01), a date-time or an age (12h, 3d, 2w)")
-    ls.add_argument("--until", type=moment, default=None, metavar="WHEN", help="only memories created before WHEN (same forms)")
     json_flag(ls)
     ls.set_defaults(func=cmd_list)
 
@@ -46,6 +40,7 @@ def register(sub: Any) -> None:
     tl.add_argument("id", metavar="ID", help=ID_HELP)
     tl.add_argument("--before", type=int_between(0, 20), default=3, metavar="N", help="memories before it, 0 to 20 (default 3)")
     tl.add_argument("--after", type=int_between(0, 20), default=3, metavar="N", help="memories after it, 0 to 20 (default 3)")
+    tl.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
     json_flag(tl)
     tl.set_defaults(func=cmd_timeline)
 
@@ -79,9 +74,40 @@ def register(sub: Any) -> None:
     st.set_defaults(func=cmd_stats)
 
 
-def _kind_option(p: argparse.ArgumentParser) -> None:
+def _filter_options(p: argparse.ArgumentParser) -> None:
+    """The filters search and list share."""
     p.add_argument("--kind", action="append", default=[], choices=KINDS, metavar="KIND",
                    help=f"only this kind (repeatable): {', '.join(KINDS)}")
+    p.add_argument("--tag", action="append", default=[], metavar="TAG", help="only memories with this tag (repeatable: any of them)")
+    p.add_argument("--scope", action="append", default=[], choices=SCOPES, metavar="SCOPE",
+                   help=f"only this scope (repeatable): {', '.join(SCOPES)}")
+    p.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
+    p.add_argument("--since", type=moment, default=None, metavar="WHEN",
+                   help="only memories created after WHEN: a date (2026-05-01), a date-time or an age (12h, 3d, 2w)")
+    p.add_argument("--until", type=moment, default=None, metavar="WHEN", help="only memories created before WHEN (same forms)")
+
+
+def _filter_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The shared filters as tool arguments (search_memory and list_memories name them alike)."""
+    out: dict[str, Any] = {"kinds": args.kind, "tags": args.tag, "scopes": args.scope, "include_history": args.history}
+    for key, value in (("after", args.since), ("before", args.until), ("as_of", getattr(args, "as_of", None)),
+                       ("pinned", getattr(args, "pinned", None))):
+        if value is not None:
+            out[key] = value.isoformat() if hasattr(value, "isoformat") else value
+    return out
+
+
+def _filter(args: argparse.Namespace, project: str | None, *, searching: bool = False) -> Any:
+    """The shared filters as the engine's MemoryFilter (what the tools build from the same arguments;
+    a search without --kind leaves out tool events, as search_memory does)."""
+    from mnemex.models import MemoryFilter, MemoryKind, ValidityMode
+
+    as_of = getattr(args, "as_of", None)
+    kinds = tuple(args.kind) or (tuple(k for k in MemoryKind if k != MemoryKind.TOOL_EVENT) if searching else ())
+    return MemoryFilter(project=project, kinds=kinds, tags=tuple(args.tag), scopes=tuple(args.scope),
+                        pinned=getattr(args, "pinned", None), created_after=args.since, created_before=args.until,
+                        as_of=as_of, validity=(ValidityMode.AS_OF if as_of else ValidityMode.TIMELINE if args.history
+                                               else ValidityMode.CURRENT))
 
 
 def _print_hits(hits: list[dict[str, Any]], mark: str = "   ") -> None:
@@ -93,16 +119,14 @@ def _print_hits(hits: list[dict[str, Any]], mark: str = "   ") -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     with store_access(load()) as acc:
         if acc.local:
-            from mnemex.models import ValidityMode
             from mnemex.views import ranked_hit
 
-            flt = acc.engine.default_filter(
-                kinds=tuple(args.kind), validity=ValidityMode.TIMELINE if args.history else ValidityMode.CURRENT)
+            flt = _filter(args, acc.project, searching=True)
             hits = [ranked_hit(r).model_dump(mode="json")
                     for r in acc.engine.search(args.query, filter=flt, limit=args.limit, client=CLIENT)]
         else:
-            hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "kinds": args.kind,
-                                              "include_history": args.history})["results"]
+            hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "min_confidence": 0,
+                                              **_filter_arguments(args)})["results"]
     if args.json:
         print_json(hits)
         return 0
@@ -116,21 +140,12 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with store_access(load()) as acc:
         if acc.local:
-            from mnemex.models import MemoryFilter, ValidityMode
             from mnemex.views import memory_hit
 
-            flt = MemoryFilter(project=acc.project, kinds=tuple(args.kind), tags=tuple(args.tag),
-                               scopes=tuple(args.scope), pinned=args.pinned, created_after=args.since,
-                               created_before=args.until,
-                               validity=ValidityMode.TIMELINE if args.history else ValidityMode.CURRENT)
-            hits = [memory_hit(m).model_dump(mode="json") for m in acc.engine.explore.recent(flt, limit=args.limit)]
+            recent = acc.engine.explore.recent(_filter(args, acc.project), limit=args.limit)
+            hits = [memory_hit(m).model_dump(mode="json") for m in recent]
         else:
-            arguments: dict[str, Any] = {"limit": args.limit, "kinds": args.kind, "tags": args.tag,
-                                         "scopes": args.scope, "include_history": args.history}
-            for key, value in (("pinned", args.pinned), ("after", args.since), ("before", args.until)):
-                if value is not None:
-                    arguments[key] = value.isoformat() if hasattr(value, "isoformat") else value
-            hits = acc.call("list_memories", arguments)["results"]
+            hits = acc.call("list_memories", {"limit": args.limit, **_filter_arguments(args)})["results"]
     if args.json:
         print_json(hits)
     elif not hits:
@@ -145,10 +160,11 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         if acc.local:
             from mnemex.views import timeline_result
 
-            out = timeline_result(*acc.engine.explore.timeline(args.id, before=args.before, after=args.after)
-                                  ).model_dump(mode="json")
+            out = timeline_result(*acc.engine.explore.timeline(args.id, before=args.before, after=args.after,
+                                                               include_history=args.history)).model_dump(mode="json")
         else:
-            out = acc.call("memory_timeline", {"id": args.id, "before": args.before, "after": args.after})
+            out = acc.call("memory_timeline", {"id": args.id, "before": args.before, "after": args.after,
+                                               "include_history": args.history})
     if args.json:
         print_json(out)
         return 0

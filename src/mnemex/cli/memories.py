@@ -18,7 +18,8 @@ ID_HELP = "a memory id, or a unique prefix of one (6+ characters; lists print 8)
 def register(sub: Any) -> None:
     a = command(sub, "add", "remember something (through the write path: redaction, dedupe, supersede)",
                 'mnemex add "We deploy with ArgoCD from the main branch" --kind decision --tags deploy,ci',
-                'mnemex add "The user prefers answers with the code first" --scope global --pinned')
+                'mnemex add "The user prefers answers with the code first" --scope global --pinned',
+                'mnemex add "The API listens on port 9090" --supersedes 3f2a9c1e')
     a.add_argument("content", help="the fact, decision, convention or preference, self-contained")
     a.add_argument("--kind", choices=KINDS, default=None, metavar="KIND",
                    help=f"one of: {', '.join(KINDS)} (default: classified from the text)")
@@ -28,6 +29,9 @@ def register(sub: Any) -> None:
     a.add_argument("--importance", type=fraction, default=None, metavar="0..1",
                    help="how much it matters, 0 to 1 (default: estimated)")
     a.add_argument("--pinned", action="store_true", help="never forgotten, shown first in context")
+    a.add_argument("--immutable", action="store_true", help="never edited, merged or superseded")
+    a.add_argument("--supersedes", action="append", default=[], metavar="ID",
+                   help="a memory this statement replaces (repeatable): " + ID_HELP)
     json_flag(a)
     a.set_defaults(func=cmd_add)
 
@@ -73,13 +77,16 @@ def cmd_add(args: argparse.Namespace) -> int:
         if acc.local:
             from mnemex.models import NewMemory, Provenance
 
+            replaced = tuple(acc.engine.get(i).id for i in args.supersedes)
             out = acc.engine.memorize(NewMemory(
                 content=args.content, kind=args.kind, scope=args.scope, tags=tuple(args.tags),
-                importance=args.importance, pinned=args.pinned, provenance=Provenance(source="cli", client=CLIENT),
+                importance=args.importance, pinned=args.pinned, immutable=args.immutable, supersedes=replaced,
+                provenance=Provenance(source="cli", client=CLIENT),
             )).model_dump(mode="json")
         else:
             arguments: dict[str, Any] = {"content": args.content, "scope": args.scope, "tags": args.tags,
-                                         "pinned": args.pinned}
+                                         "pinned": args.pinned, "immutable": args.immutable,
+                                         "supersedes": args.supersedes}
             if args.kind:
                 arguments["kind"] = args.kind
             if args.importance is not None:
