@@ -33,7 +33,7 @@ def command(sub: Any, name: str, summary: str, *examples: str, aliases: tuple[st
     """A subcommand with its one-line summary and an `examples:` block in its --help."""
     shown = "\n".join(f"  {e}" for e in examples)
     return sub.add_parser(name, help=summary, aliases=list(aliases),
-                          description=summary[:1].upper() + summary[1:] + (f". {details}" if details else "."),
+                          description=f"{summary[:1].upper()}{summary[1:]}." + (f" {details}." if details else ""),
                           epilog=f"examples:\n{shown}" if examples else None)
 
 
