@@ -58,9 +58,9 @@ def test_mnemex_partial_rows_and_exported_rows(engine, tmp_path):
     assert celery.scope == "global" and celery.kind == "decision"
     dump = tmp_path / "dump.jsonl"
     dump.write_text("".join(m.model_dump_json() + "\n" for m in made))
-    restored = run_import(engine, importers.parse(dump, "mnemex"))
-    assert restored.counts["restored"] == 3
-    assert engine.store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 3  # same ids: nothing new
+    again = run_import(engine, importers.parse(dump, "mnemex"))
+    assert again.counts["unchanged"] == 3 and again.counts["restored"] == 0  # stored ids are kept as they are
+    assert engine.store.count(MemoryFilter(validity=ValidityMode.TIMELINE)) == 3
     assert run_import(engine, importers.parse(DATA / "partial.jsonl", "mnemex")).counts["unchanged"] == 3
 
 
@@ -69,3 +69,18 @@ def test_markdown_notes_import(engine):
     assert report.total == 8 and report.counts["created"] >= 6, report.as_dict()
     hits = engine.search("how long do access tokens live", limit=3)
     assert "15 minutes" in hits[0].memory.content
+
+
+def test_an_export_restores_into_another_store_and_never_overwrites(engine, tmp_path):
+    from mnemex.models import Memory
+
+    kept = Memory(id="5e1f0c2a-7b3d-4c8e-9f10-2a3b4c5d6e7f", content="The queue is RabbitMQ", project="/work/proj")
+    engine.import_memories([kept])
+    dump = tmp_path / "old.jsonl"
+    older = kept.model_copy(update={"content": "The queue is Kafka"})
+    other = Memory(id="6e1f0c2a-7b3d-4c8e-9f10-2a3b4c5d6e7f", content="Builds run on Buildkite", status="forgotten")
+    dump.write_text(older.model_dump_json() + "\n" + other.model_dump_json() + "\n")
+    report = run_import(engine, importers.parse(dump, "mnemex"))
+    assert report.as_dict()["restored"] == 1 and report.as_dict()["unchanged"] == 1
+    assert engine.get(kept.id).content == "The queue is RabbitMQ"
+    assert engine.get(other.id).status == "forgotten" and engine.get(other.id).content == "Builds run on Buildkite"

@@ -1,7 +1,8 @@
 """Write imported items through the engine: drafts go through the write path (redaction, the
 observer, the prediction-error gate's dedupe and supersede), exported memories are restored as
-given. Idempotent: each draft's source key is recorded in the journal with the memory it became,
-so importing the same source again writes nothing ("unchanged")."""
+given unless a memory with its id is already stored (that one is kept as it is: an import never
+overwrites what the store holds). Idempotent: each draft's source key is recorded in the journal
+with the memory it became, so importing the same source again writes nothing ("unchanged")."""
 
 from __future__ import annotations
 
@@ -42,9 +43,12 @@ def run_import(engine: Any, items: Sequence[Draft | Restore], *, batch: int = 32
 
     def flush() -> None:
         if restores:
-            engine.import_memories([r.memory for r in restores])
-            report.counts["restored"] += len(restores)
-            report.ids.extend(r.memory.id for r in restores)
+            have = {h.id for h in engine.store.retrieve([r.memory.id for r in restores])}
+            new = list({r.memory.id: r.memory for r in restores if r.memory.id not in have}.values())
+            engine.import_memories(new)
+            report.counts["restored"] += len(new)
+            report.counts["unchanged"] += len(restores) - len(new)
+            report.ids.extend(m.id for m in new)
             progress(len(restores))
             restores.clear()
         if drafts:
