@@ -28,12 +28,14 @@ class Restore:
     memory: Memory  # a row of `mnemex export`: stored as given (id, times, status)
 
 
-def draft(fmt: str, source: Path | str, content: str, *, reference: str | None = None, **fields: object) -> Draft:
-    """A draft of `content` read from `source` by the `fmt` importer; `fields` are NewMemory's."""
+def draft(fmt: str, source: Path | str, content: str, **fields: object) -> Draft:
+    """A draft of `content` read from `source` by the `fmt` importer (the file becomes the
+    memory's provenance reference); `fields` are NewMemory's."""
     content = content.strip()
-    provenance = Provenance(source="import", client=f"mnemex-import:{fmt}", reference=reference or str(source))
+    where = str(Path(source).expanduser().resolve())  # the same file however its path was spelled
+    provenance = Provenance(source="import", client=f"mnemex-import:{fmt}", reference=where)
     new = NewMemory(content=content, provenance=provenance, **fields)  # type: ignore[arg-type]
-    return Draft(new, key=f"{fmt}\0{source}\0{new.scope}\0{' '.join(content.split())}")
+    return Draft(new, key=f"{fmt}\0{where}\0{new.scope}\0{' '.join(content.split())}")
 
 
 def read_text(path: Path) -> str:

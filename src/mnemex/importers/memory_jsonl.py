@@ -32,7 +32,7 @@ def parse(path: Path, *, scope: str = "project") -> Iterator[Draft]:
         if row["type"] == "relation":
             src, dst = _text(row.get("from"), "from", where), _text(row.get("to"), "to", where)
             relation = _text(row.get("relationType"), "relationType", where).replace("_", " ")
-            yield draft(FORMAT, path, f"{src} {relation} {dst}", reference=str(path), kind="fact", scope=scope,
+            yield draft(FORMAT, path, f"{src} {relation} {dst}", kind="fact", scope=scope,
                         tags=("relation",), metadata={"entities": [src, dst]})
             continue
         name = _text(row.get("name"), "name", where)

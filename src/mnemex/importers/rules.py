@@ -54,7 +54,7 @@ def parse_file(path: Path, *, scope: str = "project") -> Iterator[Draft]:
         path.name.lower().lstrip(".").replace(".", "-")
     for heading, rule in _rules(body):
         kind = "preference" if _PREFERS.search(rule) else "convention"
-        yield draft(FORMAT, reference, rule, reference=reference, kind=kind, scope=scope, tags=("rules", tag),
+        yield draft(FORMAT, path, rule, kind=kind, scope=scope, tags=("rules", tag),
                     metadata={**base_meta, **({"section": heading} if heading else {})})
 
 
