@@ -60,3 +60,15 @@ def test_bad_values_are_one_line_that_says_what_to_change(capsys, argv, needle):
     assert exit_.value.code == 2 and needle in err, err
     assert len(err.strip().splitlines()) == 1 and f"mnemex {argv[0]}" in err and "--help" in err
     assert "pydantic" not in err and "http" not in err
+
+
+def test_building_the_parser_imports_nothing_heavy():
+    """`mnemex serve` goes through this parser: it must stay a millisecond relay."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from mnemex.cli import build_parser; build_parser(); "
+            "print([m for m in ('pydantic', 'mcp', 'httpx', 'tqdm', 'mnemex.models', 'mnemex.config') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
