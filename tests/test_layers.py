@@ -15,7 +15,7 @@ RANK = {
     "config": 0, "models": 0, "errors": 0, "projects": 0, "private": 0, "userdirs": 0,
     "store": 1, "embed": 1,
     "engine": 2,
-    "strategies": 3, "views": 3, "render": 3,
+    "strategies": 3, "views": 3, "render": 3, "importers": 3,
     "tools": 4, "capture": 4,
     "server": 5, "cli": 5, "clients": 5, "doctor": 5, "__main__": 5, "entry": 5, "hook_script": 5,
 }

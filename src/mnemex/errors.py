@@ -23,7 +23,8 @@ class NotFoundError(MnemexError):
     """A memory id that does not exist in this store."""
 
     def __init__(self, memory_id: str):
-        super().__init__(f"no memory with id {memory_id!r}")
+        super().__init__(f"no memory with id {memory_id!r}: use an id, or a unique prefix of 6+ characters, "
+                         "from a search or a list")
         self.memory_id = memory_id
 
 

@@ -3,34 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def run(tmp_path: Path):
-    cfg = tmp_path / "config.toml"
-    cfg.write_text("")
-    env = {**os.environ, "MNEMEX_DATA_DIR": str(tmp_path / "data"), "MNEMEX_CONFIG": str(cfg)}
-    env = {k: v for k, v in env.items() if not k.startswith("MNEMEX_") or k in ("MNEMEX_DATA_DIR", "MNEMEX_CONFIG")}
-    proj = tmp_path / "repo"
-    (proj / ".git").mkdir(parents=True)
-
-    def _run(*args: str, ok: bool = True, extra_env: dict | None = None) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "mnemex", *args], cwd=proj, env={**env, **(extra_env or {})},
-                              capture_output=True, text=True, timeout=120)
-        if ok:
-            assert proc.returncode == 0, proc.stderr
-        return proc
-
-    yield _run
-    _run("daemon", "stop", ok=False)
 
 
 def test_add_search_show_history_timeline_stats(run):
@@ -53,7 +29,7 @@ def test_add_search_show_history_timeline_stats(run):
 
 def test_cli_goes_through_a_running_daemon(run):
     run("daemon", "start")
-    status = run("daemon", "status")
+    status = run("daemon", "status", "--json")
     assert json.loads(status.stdout)["running"] is True
     made = json.loads(run("add", "Feature flags live in LaunchDarkly, never in env vars", "--json").stdout)
     hits = json.loads(run("search", "where are feature flags stored", "--json").stdout)
@@ -61,7 +37,8 @@ def test_cli_goes_through_a_running_daemon(run):
     blocked = run("export", ok=False)
     assert blocked.returncode == 1 and "mnemex daemon stop" in blocked.stderr
     run("daemon", "stop")
-    assert run("daemon", "status", ok=False).returncode == 3
+    stopped = run("daemon", "status")  # "not running" is an answer, not a failure
+    assert stopped.stdout.startswith("mnemex daemon: not running")
 
 
 def test_export_import_round_trip_through_files(run, tmp_path):
@@ -73,7 +50,7 @@ def test_export_import_round_trip_through_files(run, tmp_path):
     assert len(lines) == 2
     other = {"MNEMEX_DATA_DIR": str(tmp_path / "other")}
     imported = run("import", str(dump), extra_env=other)
-    assert "imported 2 memories" in imported.stderr
+    assert "2 restored" in imported.stderr
     again = tmp_path / "again.jsonl"
     run("export", str(again), extra_env=other)
     assert sorted(again.read_text().splitlines()) == sorted(lines)
@@ -85,7 +62,7 @@ def test_reindex_reports_progress_and_keeps_memories(run, tmp_path):
     before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
     run("export", str(before))
     proc = run("reindex")
-    assert "reindexed 2/2" in proc.stderr and "reindexed 2 memories (BM25)" in proc.stderr
+    assert proc.stderr.strip() == "reindexed 2 memories (BM25)"  # not a terminal: no progress bar, one summary
     run("export", str(after))
     assert sorted(after.read_text().splitlines()) == sorted(before.read_text().splitlines())
     hits = json.loads(run("search", "pollCarrierStatus", "--json").stdout)

@@ -274,16 +274,22 @@ def test_killed_daemon_is_replaced_and_memories_persist(daemons) -> None:
         daemon_client.call_tool(daemons, "recall_memory", {"ids": ["no-such-id"]})
 
 
-@pytest.mark.slow
-def test_relay_survives_the_daemon_dying_mid_session(daemons) -> None:
+def relay_process(env: dict[str, str]):
+    """A `mnemex serve` relay process and `ask(msg)`: send one JSON-RPC line, read one back."""
     proc = subprocess.Popen([sys.executable, "-m", "mnemex.server.relay"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, env=daemon_client.daemon_env(daemons))
+                            stdout=subprocess.PIPE, env=env)
 
     def ask(msg: dict) -> dict:
         proc.stdin.write((json.dumps(msg) + "\n").encode())
         proc.stdin.flush()
         return json.loads(proc.stdout.readline())
 
+    return proc, ask
+
+
+@pytest.mark.slow
+def test_relay_survives_the_daemon_dying_mid_session(daemons) -> None:
+    proc, ask = relay_process(daemon_client.daemon_env(daemons))
     try:
         ask(INIT)
         assert "result" in ask(call(1, "memory_stats", {}))
@@ -296,6 +302,26 @@ def test_relay_survives_the_daemon_dying_mid_session(daemons) -> None:
         assert files.read_pid() != pid
         daemon_client.stop_daemon(daemons)  # graceful stop: next call meets a fresh daemon, session 404
         assert "result" in ask(call(3, "memory_stats", {}))
+    finally:
+        proc.stdin.close()
+        assert proc.wait(20) == 0
+
+
+@pytest.mark.slow
+def test_an_idle_daemon_exits_under_an_open_session_and_the_relay_restarts_it(daemons) -> None:
+    proc, ask = relay_process({**daemon_client.daemon_env(daemons), "MNEMEX_SERVER__DAEMON_IDLE_SECONDS": "1"})
+    try:
+        ask(INIT)
+        made = ask(call(1, "memorize", {"content": "Webhooks retry with exponential backoff up to 6 times"}))
+        files = RunFiles.for_settings(daemons)
+        pid = files.read_pid()
+        assert wait_until(lambda: gone(pid), 20), "a daemon idle past daemon_idle_seconds should exit"
+        assert "no client request for" in files.log_file.read_text()
+        reply = ask(call(2, "search_memory", {"query": "how often do webhooks retry"}))  # transparently restarted
+        assert "result" in reply and not reply["result"].get("isError"), reply
+        found = reply["result"]["structuredContent"]["results"]
+        assert found and found[0]["id"] == made["result"]["structuredContent"]["id"]
+        assert files.read_pid() not in (None, pid)
     finally:
         proc.stdin.close()
         assert proc.wait(20) == 0

@@ -27,6 +27,8 @@ EXPECTED = {
     "memory_stats": (set(), set(), True, False, True),
     "memory_timeline": ({"id"}, {"before", "after", "include_history"}, True, False, True),
     "memory_history": ({"id"}, set(), True, False, True),
+    "list_memories": (set(), {"limit", "kinds", "tags", "scopes", "pinned", "include_history", "after", "before"},
+                      True, False, True),
     "link_memories": ({"src", "dst", "relation"}, set(), False, False, True),
     "related_memories": (set(), {"id", "entity", "max_hops", "relations"}, True, False, True),
     "memory_blocks": (set(), set(), True, False, True),
@@ -36,7 +38,7 @@ EXPECTED = {
     "search_past_sessions": ({"query"}, {"limit"}, True, False, True),
 }
 CORE = {"memorize", "search_memory", "recall_memory", "update_memory", "forget", "memory_stats", "memory_timeline",
-        "memory_history", "link_memories", "related_memories"}
+        "memory_history", "link_memories", "related_memories", "list_memories"}
 #: what each injection strategy offers on top of the core tools
 OFFERED = {"context": CORE, "tool_based": CORE,
            "self_editing": CORE | {"memory_blocks", "memory_block_append", "memory_block_replace",

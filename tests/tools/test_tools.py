@@ -155,3 +155,38 @@ async def test_every_write_names_its_client_and_project(server, engine, mode):
     for op in ("create", "update", "forget"):
         assert ops[op].detail == {"client": "cursor", "project": "/work/proj"}, (op, ops[op].detail)
     assert ops["create"].actor == "agent"
+
+
+async def test_list_memories_filters_newest_first_and_prefixes_work_in_every_tool(server, engine):
+    from mnemex.models import Memory
+
+    engine.import_memories([  # two ids sharing their first 6 characters
+        Memory(id="c0ffee10-2222-4222-8222-222222222221", content="Redis keys expire after 24 hours",
+               kind="fact", project="/work/proj", tags=("cache",)),
+        Memory(id="c0ffee20-2222-4222-8222-222222222222", content="Cache warmup runs after each deploy",
+               kind="procedure", project="/work/proj")])
+    async with Client(server) as c:
+        made = await _call(c, "memorize", {"content": "We chose Postgres advisory locks for the job queue",
+                                           "kind": "decision", "pinned": True})
+        listed = await _call(c, "list_memories", {})
+        assert [h["id"] for h in listed["results"]][0] == made["id"] and listed["count"] == 3  # newest first
+        assert [h["id"] for h in (await _call(c, "list_memories", {"kinds": ["fact"]}))["results"]] == \
+            ["c0ffee10-2222-4222-8222-222222222221"]
+        assert [h["id"] for h in (await _call(c, "list_memories", {"pinned": True}))["results"]] == [made["id"]]
+        assert (await _call(c, "list_memories", {"tags": ["cache"], "limit": 1}))["count"] == 1
+        bad = await c.call_tool("list_memories", {"limit": 0})  # the SDK's schema check: a tool error
+        assert bad.is_error and "limit" in bad.content[0].text
+
+        short = "c0ffee1"
+        assert (await _call(c, "memory_history", {"id": short}))["id"].startswith("c0ffee10")
+        assert (await _call(c, "update_memory", {"id": short, "pinned": True}))["memory"]["pinned"] is True
+        linked = await _call(c, "link_memories", {"src": "c0ffee2", "dst": made["id"][:8], "relation": "causes"})
+        assert linked["src"].startswith("c0ffee20") and linked["dst"] == made["id"]
+        related = await _call(c, "related_memories", {"id": "c0ffee20"})
+        assert related["results"][0]["memory"]["id"] == made["id"]
+        for tool, args in [("recall_memory", {"ids": ["c0ffee"]}), ("forget", {"id": "c0ffee"}),
+                           ("memory_timeline", {"id": "c0ffee"})]:
+            with pytest.raises(MCPError) as ambiguous:
+                await c.call_tool(tool, args)
+            assert ambiguous.value.error.code == INVALID_PARAMS
+            assert "matches 2 memories (c0ffee10-222…, c0ffee20-222…)" in ambiguous.value.error.message

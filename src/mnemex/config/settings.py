@@ -77,7 +77,9 @@ class ServerSettings(Frozen):
                                   "loopback requires the bearer token (`mnemex token show`).")
     port: int = Field(8765, ge=1, le=65535, description="TCP port of the HTTP transports.")
     daemon: bool = Field(True, description="stdio serve relays to a per-store daemon (MNEMEX_SERVER__DAEMON).")
-    daemon_idle_seconds: float = Field(0, ge=0, description="Daemon exits after this long with no client; 0 = never.")
+    daemon_idle_seconds: float = Field(4 * 3600, ge=0, description=(
+        "The daemon exits after this many seconds without a request (MNEMEX_SERVER__DAEMON_IDLE_SECONDS); the "
+        "next client or command starts it again. 0 = never."))
     allowed_hosts: tuple[str, ...] = Field(
         (), description="Extra Host header values the HTTP transports accept: `name`, `name:port` or `name:*` "
                         "(MNEMEX_SERVER__ALLOWED_HOSTS, a JSON list). A bare name also allows it with any port.")

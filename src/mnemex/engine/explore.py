@@ -12,6 +12,10 @@ from mnemex.models import Memory, MemoryFilter, ValidityMode
 from mnemex.store.base import MemoryStore
 
 
+#: Most memories one listing returns (`recent`: the list_memories tool, `mnemex list`).
+MAX_LISTED = 200
+
+
 class Explorer:
     """`get` and `recall` are the engine's own (ids in any spelling, reads audited)."""
 
@@ -40,6 +44,12 @@ class Explorer:
         earlier_m = [h.memory for h in reversed(earlier)]
         later_m = [h.memory for h in later if h.id != anchor.id][:after]
         return earlier_m, anchor, later_m
+
+    def recent(self, filter: MemoryFilter, *, limit: int = 20) -> list[Memory]:
+        """Up to `limit` memories matching `filter`, newest first (by created_at): `mnemex list`."""
+        if not 1 <= limit <= MAX_LISTED:
+            raise InvalidInputError(f"limit must be between 1 and {MAX_LISTED}")
+        return [h.memory for h in self._store.ordered(filter, by="created_at", descending=True, limit=limit)]
 
     def _require_journal(self) -> Any:
         if self._journal is None:

@@ -11,6 +11,7 @@ from mnemex.errors import InvalidInputError
 #: Shortest prefix of an id that is looked up (shorter ones would match too much to be useful).
 MIN_PREFIX = 6
 _PREFIX = re.compile(r"^[0-9a-f][0-9a-f-]{%d,35}$" % (MIN_PREFIX - 1))
+_HEX = re.compile(r"^[0-9a-f]{1,%d}$" % (MIN_PREFIX - 1))
 
 
 def memory_id_of(value: str) -> str | None:
@@ -33,6 +34,8 @@ def resolve_id(value: str, candidates: Callable[[str], Sequence[str]]) -> str | 
         return full
     prefix = str(value).strip().lower()
     if not _PREFIX.match(prefix):
+        if _HEX.match(prefix):
+            raise InvalidInputError(f"id prefix {value!r} is too short: give at least {MIN_PREFIX} characters of the id")
         return None
     found = list(dict.fromkeys(candidates(prefix)))
     if len(found) > 1:

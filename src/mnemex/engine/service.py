@@ -126,7 +126,7 @@ class MemoryEngine:
                 return None
             before = self.get(memory_id)
             if before.pinned:
-                raise InvalidInputError(f"memory {memory_id} is pinned: unpin it first (update_memory pinned=false)")
+                raise InvalidInputError(f"memory {memory_id} is pinned: unpin it first (`mnemex unpin`, or update_memory pinned=false)")
             return self.writer.invalidate(before, reason=reason, by=Provenance(source=actor, client=client))
 
     def import_memories(self, memories: Iterable[Memory], *, batch: int = 128) -> int:

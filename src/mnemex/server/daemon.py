@@ -120,16 +120,12 @@ def write_server_info(files: RunFiles, server: Any) -> None:
     os.replace(tmp, files.info_file)
 
 
-def _session_count(server: Any) -> int:
-    manager = getattr(server._lowlevel_server, "_session_manager", None)
-    return len(getattr(manager, "_server_instances", {}) or {})
-
-
-async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files: RunFiles,
+async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                    socket_ino: int, idle_exit: float, ingester: Any = None) -> None:
     """Ingest what the capture hooks spooled; optimize the index when idle; exit when the socket
-    file vanished or nobody used us for `idle_exit` seconds (0 = never), after a pending
-    optimize so the next start finds it done."""
+    file vanished or no request came for `idle_exit` seconds (0 = never; open sessions do not
+    count: the relay starts a new daemon on its next request), after a pending optimize so the
+    next start finds it done."""
     retry_at = 0.0
     ingest_at = 0.0
     while not uv.should_exit:
@@ -160,8 +156,8 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
                 retry_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
             activity.last = time.monotonic()
             continue  # that took a while: look at the clock again before leaving
-        if leaving and _session_count(server) == 0:
-            log.info("no client for %.0f s; exiting", idle)
+        if leaving:  # open relay sessions do not hold it: a relay restarts the daemon on its next request
+            log.info("no client request for %.0f s; exiting", idle)
             uv.should_exit = True
 
 
@@ -186,7 +182,7 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     sock = bind_socket(files)
     files.write_pid()
     log.info("mnemex daemon pid %d serving %s on %s", os.getpid(), settings.data_dir, files.socket)
-    task = asyncio.create_task(maintain(uv, activity, engine, server, files, os.stat(files.socket).st_ino,
+    task = asyncio.create_task(maintain(uv, activity, engine, files, os.stat(files.socket).st_ino,
                                         settings.server.daemon_idle_seconds, ingester))
     global _serving
     _serving = True

@@ -83,7 +83,8 @@ READ_ONLY: dict[str, frozenset[str] | None] = {
     "resources/templates/list": None, "resources/read": None, "prompts/list": None, "prompts/get": None,
     "completion/complete": None,
     "tools/call": frozenset({"search_memory", "recall_memory", "memory_stats", "memory_history",
-                             "memory_timeline", "related_memories", "memory_blocks", "search_past_sessions"}),
+                             "memory_timeline", "related_memories", "list_memories", "memory_blocks",
+                             "search_past_sessions"}),
 }
 
 

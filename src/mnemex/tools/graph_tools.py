@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from mnemex import render
-from mnemex.models import Memory
+from mnemex.engine.explore import MAX_LISTED
+from mnemex.models import Memory, MemoryFilter, MemoryKind, Scope, ValidityMode
 from mnemex.tools.errors import mcp_errors
 from mnemex.tools.memory_tools import MemoryId, hints, lean
 from mnemex.tools.runtime import ToolRuntime
@@ -17,9 +20,11 @@ from mnemex.views import (
     HistoryResult,
     LinkResult,
     RelatedResult,
+    SearchResult,
     TimelineResult,
     entity_result,
     history_result,
+    memory_hit,
     related_result,
     timeline_result,
 )
@@ -28,6 +33,28 @@ RelationName = Literal["supersedes", "contradicts", "causes", "elaborates", "sam
 
 
 def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
+    @server.tool(title="List memories", annotations=hints(read_only=True, destructive=False, idempotent=True))
+    async def list_memories(
+        ctx: Context,
+        limit: Annotated[int, Field(ge=1, le=MAX_LISTED)] = 20,
+        kinds: Annotated[list[MemoryKind], Field(description="Only these kinds; empty = all.")] = [],
+        tags: Annotated[list[str], Field(description="Only memories with any of these tags.")] = [],
+        scopes: Annotated[list[Scope], Field(description="Only these scopes; empty = all.")] = [],
+        pinned: Annotated[bool | None, Field(description="Only pinned (true) or only unpinned (false) memories.")] = None,
+        include_history: Annotated[bool, Field(description="Also superseded and forgotten memories.")] = False,
+        after: Annotated[datetime | None, Field(description="Only memories created after this time.")] = None,
+        before: Annotated[datetime | None, Field(description="Only memories created before this time.")] = None,
+    ) -> Annotated[CallToolResult, SearchResult]:
+        """List the most recent memories, newest first, without a query (filters by kind, tag, scope, pinned, time); use to see what was stored lately."""
+        flt = MemoryFilter(scopes=tuple(scopes), project=await rt.resolve_project(ctx), kinds=tuple(kinds),
+                           tags=tuple(tags), pinned=pinned, created_after=after, created_before=before,
+                           validity=ValidityMode.TIMELINE if include_history else ValidityMode.CURRENT)
+        with mcp_errors():
+            memories = await rt.run(rt.engine.explore.recent, flt, limit=limit)
+        hits = [memory_hit(m) for m in memories]
+        result = SearchResult(results=hits, count=len(hits), hint="Use recall_memory with ids for full entries.")
+        return lean(result, render.lines(render.hit_line(h, with_score=False) for h in hits) or "No memories.")
+
     @server.tool(title="Memory timeline", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def memory_timeline(
         id: MemoryId,

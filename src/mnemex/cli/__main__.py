@@ -1,0 +1,5 @@
+import sys
+
+from mnemex.cli import main
+
+sys.exit(main())

@@ -1,0 +1,107 @@
+"""Long commands that need the store to themselves: export, import, reindex. Each shows a
+progress bar on a terminal and ends with one summary line (`--json`: a JSON object on stdout)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mnemex.cli.access import load, print_json, say, store_access
+from mnemex.cli.parser import SCOPES, command, json_flag
+from mnemex.cli.progress import progress
+
+FORMATS = ("memory-jsonl", "markdown", "rules", "mnemex")
+
+
+def register(sub: Any) -> None:
+    e = command(sub, "export", "write every memory (all validity states) as JSONL",
+                "mnemex export memories.jsonl", "mnemex export > memories.jsonl")
+    e.add_argument("file", nargs="?", default="-", help="where to write (default: standard output)")
+    json_flag(e)
+    e.set_defaults(func=cmd_export)
+
+    i = command(sub, "import", "bring memories in from mnemex JSONL, the MCP memory server, notes or rule files",
+                "mnemex import memories.jsonl                    # an export: restored exactly",
+                "mnemex import ~/.local/share/memory.jsonl        # the official MCP memory server",
+                "mnemex import ~/notes/basic-memory --from markdown",
+                "mnemex import .                                  # CLAUDE.md, AGENTS.md, .cursor/rules",
+                "mnemex import ~/.claude/CLAUDE.md --scope global",
+                details="Each item goes through the write path (redaction, dedupe, supersede); importing the "
+                        "same source again adds nothing")
+    i.add_argument("path", metavar="PATH", help="a file or folder")
+    i.add_argument("--from", dest="fmt", choices=FORMATS, default=None, metavar="FORMAT",
+                   help="memory-jsonl (MCP memory server), markdown (basic-memory / Obsidian folder), rules "
+                        "(CLAUDE.md, AGENTS.md, .cursor/rules), mnemex (JSONL; rows without id are filled in); "
+                        "default: detected from PATH")
+    i.add_argument("--scope", choices=SCOPES, default="project",
+                   help="scope of the new memories: project (default; this git repository), global, session, agent")
+    i.add_argument("--dry-run", action="store_true", help="read and check PATH, count the items, write nothing")
+    json_flag(i)
+    i.set_defaults(func=cmd_import)
+
+    r = command(sub, "reindex", "rebuild the search vectors of every memory with the current encoders",
+                "mnemex reindex", "mnemex reindex --dense")
+    r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
+    json_flag(r)
+    r.set_defaults(func=cmd_reindex)
+
+
+def _report(args: argparse.Namespace, text: str, data: dict[str, Any]) -> None:
+    if args.json:
+        print_json(data)
+    else:
+        say(text)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    to_stdout = args.file == "-"
+    n = 0
+    with store_access(load(), require_local=True) as acc:
+        total = acc.engine.upkeep.stats()["memories_total"]
+        out = sys.stdout if to_stdout else open(args.file, "w", encoding="utf-8")
+        try:
+            with progress("exporting", total=total) as bar:
+                for memory in acc.engine.export():
+                    out.write(json.dumps(memory.model_dump(mode="json"), ensure_ascii=False) + "\n")
+                    n += 1
+                    bar.advance()
+        finally:
+            if not to_stdout:
+                out.close()
+    if args.json and to_stdout:
+        say(json.dumps({"exported": n}))  # stdout holds the memories
+    else:
+        _report(args, f"exported {n} memories", {"exported": n, "file": args.file})
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from mnemex import importers
+    from mnemex.importers.driver import ImportReport, run_import
+    from mnemex.importers.items import Restore
+
+    path = Path(args.path).expanduser()
+    fmt = args.fmt or importers.detect(path)
+    items = importers.parse(path, fmt, scope=args.scope)
+    if args.dry_run:
+        restores = sum(isinstance(i, Restore) for i in items)
+        _report(args, f"{path} ({fmt}): {len(items)} items, nothing written (dry run)",
+                {"format": fmt, "items": len(items), "restore": restores, "write": len(items) - restores})
+        return 0
+    with store_access(load(), require_local=True) as acc:
+        with progress(f"importing {fmt}", total=len(items), unit="items") as bar:
+            report: ImportReport = run_import(acc.engine, items, progress=bar.advance)
+    _report(args, f"imported {path} ({fmt}): {report.summary()}", {"format": fmt, **report.as_dict()})
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    with store_access(load(), require_local=True) as acc:
+        with progress("reindexing") as bar:
+            n = acc.engine.upkeep.reindex(dense=args.dense, progress=bar.to)
+    what = "BM25 and embeddings" if args.dense else "BM25"
+    _report(args, f"reindexed {n} memories ({what})", {"reindexed": n, "dense": args.dense})
+    return 0
