@@ -21,9 +21,12 @@ from mnemex.strategies.context import ContextBuilder, ContextRequest, Packed
 
 ARCHIVAL = ("Memorize what the code does not show and a later session will need — a decision and why, a "
             "convention, a user preference, a gotcha, a command that failed and what fixed it — as one "
-            "self-contained statement each, in the project's own words (memorize). When it replaces what a memory "
-            "says (a changed decision, a new value), pass that memory's id in supersedes; correct a wrong memory "
-            "with update_memory; forget one that no longer holds.")
+            "self-contained statement each, in the project's own words (memorize). When it changes something that "
+            "may already be stored (renamed, replaced, moved, a new value, a rule relaxed or dropped), search_memory "
+            "for the old statement first and pass its id in supersedes: mnemex's own rules catch only part of the "
+            "ways a change is written. When memorize lists candidates it may replace, memorize it again with "
+            "supersedes=[the ids it makes outdated]. Correct a wrong memory with update_memory; forget one that no "
+            "longer holds.")
 
 
 @dataclass(frozen=True, slots=True)
