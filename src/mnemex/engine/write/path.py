@@ -41,6 +41,7 @@ from mnemex.engine.write.sanitize import (
 )
 from mnemex.errors import InvalidInputError
 from mnemex.models import (
+    Lifecycle,
     Memory,
     MemoryChanges,
     MemoryFilter,
@@ -214,7 +215,9 @@ class WritePath:
         """The nearest current memories in the same scope: by embedding, and (subject rules) by BM25,
         so an update in other words still meets the statement whose code names it shares."""
         subject = self._gate.rules == "subject"
-        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, kinds=GATED_KINDS if subject else ())
+        # dormant memories are no neighbours: a statement reinforced into one would vanish from search
+        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, kinds=GATED_KINDS if subject else (),
+                           dormant=False)
         found = {h.id: (h.memory, float(h.score)) for h in self._store.query(
             VectorQuery(dense=vector, filter=flt, limit=k + len(exclude))) if h.id not in exclude}
         lexical: set[str] = set()
@@ -282,16 +285,16 @@ class WritePath:
 
     # -------------------------------------------------------------- editing
     def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool,
-                by: Provenance | None = None) -> Memory:
+                by: Provenance | None = None, reason: str = "") -> Memory:
         """Write a new version of an existing memory (same id); returns it, validated. `by` is
-        who asked (default: the memory's own provenance)."""
+        who asked (default: the memory's own provenance); `reason` goes into the audit row."""
         after = Memory.model_validate(after.model_dump())
         if reembed:
             text = embedding_text(after)
             self._store_points([(after, self._dense.embed_documents([text])[0], text)])
         else:
             self._store.save(after)
-        self._log.wrote(op, before, after, by or after.provenance)
+        self._log.wrote(op, before, after, by or after.provenance, reason=reason)
         return after
 
     def amend(self, before: Memory, changes: MemoryChanges, *, by: Provenance) -> Memory:
@@ -322,11 +325,14 @@ class WritePath:
         })
         return self.replace(before, after, op="forget", reembed=False, by=by)
 
-    def touch(self, memories: Sequence[Memory]) -> None:
-        """Record that the memories were read (access count and time): what recall feeds activation."""
-        now = self._clock()
-        for memory in memories:
-            self._store.mark_accessed(memory.id, memory.access_count + 1, now)
+    def touch(self, memories: Sequence[Memory], lifecycles: Sequence[Lifecycle | None] | None = None,
+              *, at: datetime | None = None) -> None:
+        """Record that the memories were read (access count and time, and the lifecycle state the
+        read changed: one payload write per memory, as before): what recall feeds activation and strength."""
+        now = at or self._clock()
+        states = lifecycles if lifecycles is not None else [None] * len(memories)
+        for memory, state in zip(memories, states):
+            self._store.mark_accessed(memory.id, memory.access_count + 1, now, state)
 
     def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
         """Rebuild the vectors of stored memories as the current encoders make them (sparse always,
