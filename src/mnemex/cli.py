@@ -141,6 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
     r.set_defaults(func=cmd_reindex)
 
+    sw = sub.add_parser("sweep", help="move memories between lifecycle tiers now (promote; demote to dormant); "
+                                      "the daemon does it when idle every lifecycle.sweep_every_hours")
+    sw.add_argument("--max-moves", type=int, default=None, help="most memories to move (default lifecycle.sweep_max_moves)")
+    sw.add_argument("--json", action="store_true")
+    sw.set_defaults(func=cmd_sweep)
+
     doc = sub.add_parser("doctor", help="check model, store, daemon and config; say how to fix problems")
     doc.set_defaults(func=cmd_doctor)
     return p
@@ -461,6 +467,25 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     with store_access(settings, require_local=True) as acc:
         n = acc.engine.upkeep.reindex(dense=args.dense, progress=progress)
     print(f"reindexed {n} memories ({'BM25 and embeddings' if args.dense else 'BM25'})", file=sys.stderr)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    if args.max_moves is not None and args.max_moves < 1:
+        raise MnemexError("sweep: --max-moves must be at least 1")
+    settings = _settings()
+    with store_access(settings, require_local=True) as acc:
+        report = acc.engine.sweep(max_moves=args.max_moves)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(report)))
+        return 0
+    moves = ", ".join(f"{k} {n}" for k, n in report.moves.items()) or "none"
+    tiers = ", ".join(f"{k} {n}" for k, n in report.tiers.items())
+    print(f"swept {report.scanned} memories: {report.promoted} promoted, {report.demoted} demoted"
+          f"{f', {report.deferred} left for the next sweep' if report.deferred else ''} (moves: {moves}); tiers: {tiers}")
     return 0
 
 

@@ -19,9 +19,10 @@ EXPECTED = {
     "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned", "immutable", "supersedes"},
                  False, False, False),
     "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before", "as_of",
-                       "with_context", "min_confidence"},
+                       "with_context", "min_confidence", "include_dormant"},
                       True, False, True),
     "recall_memory": ({"ids"}, {"verbose"}, True, False, True),
+    "rate_memory": ({"id", "verdict"}, set(), False, False, False),
     "update_memory": ({"id"}, {"content", "kind", "tags", "importance", "pinned"}, False, False, True),
     "forget": ({"id"}, {"reason", "purge"}, False, True, True),
     "memory_stats": (set(), set(), True, False, True),
@@ -35,8 +36,8 @@ EXPECTED = {
     "memory_block_rewrite": ({"label", "value"}, {"description", "limit"}, False, True, True),
     "search_past_sessions": ({"query"}, {"limit"}, True, False, True),
 }
-CORE = {"memorize", "search_memory", "recall_memory", "update_memory", "forget", "memory_stats", "memory_timeline",
-        "memory_history", "link_memories", "related_memories"}
+CORE = {"memorize", "search_memory", "recall_memory", "rate_memory", "update_memory", "forget", "memory_stats",
+        "memory_timeline", "memory_history", "link_memories", "related_memories"}
 #: what each injection strategy offers on top of the core tools
 OFFERED = {"context": CORE, "tool_based": CORE,
            "self_editing": CORE | {"memory_blocks", "memory_block_append", "memory_block_replace",

@@ -127,9 +127,9 @@ def _session_count(server: Any) -> int:
 
 async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files: RunFiles,
                    socket_ino: int, idle_exit: float, ingester: Any = None) -> None:
-    """Ingest what the capture hooks spooled; optimize the index when idle; exit when the socket
-    file vanished or nobody used us for `idle_exit` seconds (0 = never), after a pending
-    optimize so the next start finds it done."""
+    """Ingest what the capture hooks spooled; optimize the index and sweep the lifecycle tiers
+    when idle; exit when the socket file vanished or nobody used us for `idle_exit` seconds
+    (0 = never), after a pending optimize so the next start finds it done."""
     retry_at = 0.0
     ingest_at = 0.0
     while not uv.should_exit:
@@ -160,6 +160,15 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
                 retry_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
             activity.last = time.monotonic()
             continue  # that took a while: look at the clock again before leaving
+        if idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.lifecycle.sweep_due():
+            try:
+                report = await asyncio.to_thread(engine.sweep)
+                log.info("lifecycle sweep: %d promoted, %d demoted of %d", report.promoted, report.demoted,
+                         report.scanned)
+            except Exception:  # keep serving; the next interval tries again
+                log.exception("lifecycle sweep failed")
+            activity.last = time.monotonic()
+            continue
         if leaving and _session_count(server) == 0:
             log.info("no client for %.0f s; exiting", idle)
             uv.should_exit = True

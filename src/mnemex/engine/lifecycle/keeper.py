@@ -7,6 +7,7 @@ before, after, who and why, like any other change; nothing here deletes anything
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -44,6 +45,13 @@ class LifecycleKeeper:
         self.config = config
         self._lock = lock
         self._clock = clock
+        self._swept_at: float | None = None  # monotonic time of this process's last sweep
+
+    def sweep_due(self) -> bool:
+        """Whether the daemon should sweep now: `sweep_every_hours` after the last sweep of this
+        process (the first one when it first goes idle, as seed 003 sweeps at session start)."""
+        every = self.config.sweep_every_hours
+        return bool(every) and (self._swept_at is None or time.monotonic() - self._swept_at >= every * 3600)
 
     # --------------------------------------------------------------- recalls
     def recalled(self, memories: Sequence[Memory], *, by: Provenance) -> list[Memory]:
@@ -99,6 +107,7 @@ class LifecycleKeeper:
         each tier over its capacity hands its weakest down; at most `max_moves` (default
         `sweep_max_moves`) changes, each re-checked on a fresh copy under the write lock."""
         now = self._clock()
+        self._swept_at = time.monotonic()
         limit = self.config.sweep_max_moves if max_moves is None else max_moves
         report = SweepReport()
         members: dict[str, list[tuple[Memory, Strength]]] = defaultdict(list)

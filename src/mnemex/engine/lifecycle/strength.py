@@ -30,7 +30,7 @@ PERMANENT = math.inf
 
 
 def retrievability(elapsed_days: float, stability: float) -> float:
-    """FSRS-6 retention after `elapsed_days` at `stability` (days): 1 at t = 0, 0.9 at t = S."""
+    """FSRS-6 retention after `elapsed_days` at `stability` (days): 1 at t = 0, 0.81 at t = S, 0.25 at t = 9 S."""
     if stability == PERMANENT:
         return 1.0
     if stability <= 0:

@@ -76,9 +76,9 @@ def composite_score(memory: Memory, relevance: float, *, weights: CompositeWeigh
             score += weights.importance * (importance - 0.5)
         if weights.utility and memory.lifecycle.utility_at is not None:
             score += weights.utility * (held.utility - 0.5)
-            if held.utility >= 0.6:
+            if held.utility >= 0.51:
                 why.append("helped")
-            elif held.utility <= 0.4:
+            elif held.utility <= 0.49:
                 why.append("misled")
         if weights.strength and memory.lifecycle.storage > 1.0:
             strength = held.held(lifecycle.storage_max)
