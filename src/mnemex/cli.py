@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--limit", type=int, default=10)
     q.add_argument("--kind", action="append", default=[])
     q.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
+    q.add_argument("--dormant", action="store_true", help="include dormant memories (`mnemex show` reactivates one)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_search)
 
@@ -304,10 +305,12 @@ def cmd_search(args: argparse.Namespace) -> int:
             flt = acc.engine.default_filter(
                 kinds=tuple(args.kind),
                 validity=ValidityMode.TIMELINE if args.history else ValidityMode.CURRENT)
-            hits = [ranked_hit(r).model_dump(mode="json") for r in acc.engine.search(args.query, filter=flt, limit=args.limit)]
+            hits = [ranked_hit(r).model_dump(mode="json") for r in acc.engine.search(
+                args.query, filter=flt, limit=args.limit, dormant=None if args.dormant else False)]
         else:
             hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "kinds": args.kind,
-                                              "include_history": args.history})["results"]
+                                              "include_history": args.history,
+                                              "include_dormant": args.dormant})["results"]
     if args.json:
         print(json.dumps(hits, indent=1))
         return 0

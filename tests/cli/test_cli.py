@@ -124,3 +124,4 @@ def test_sweep_reports_what_it_moved(run):
     assert "swept 2 memories: 0 promoted, 0 demoted" in run("sweep").stdout
     bad = run("sweep", "--max-moves", "0", ok=False)
     assert bad.returncode != 0 and "max-moves" in bad.stderr
+    assert "pnpm" in run("search", "which package manager?", "--dormant").stdout

@@ -167,8 +167,7 @@ async def maintain(uv: Any, activity: Activity, engine: Any, server: Any, files:
                          report.scanned)
             except Exception:  # keep serving; the next interval tries again
                 log.exception("lifecycle sweep failed")
-            activity.last = time.monotonic()
-            continue
+            continue  # bounded (sweep_max_moves) and quick: it does not count as activity
         if leaving and _session_count(server) == 0:
             log.info("no client for %.0f s; exiting", idle)
             uv.should_exit = True

@@ -140,3 +140,17 @@ def test_search_leaves_dormant_out_through_every_filter(engine):
     engine.sweep()
     assert engine.search(TWIN, limit=5, filter=MemoryFilter(project=PROJECT)) == []
     assert [r.memory.id for r in engine.search(TWIN, limit=5, filter=MemoryFilter(project=PROJECT, dormant=True))] == [stale]
+
+
+def test_the_continuum_preset_lets_idle_memories_sink_to_glacial_and_keeps_them_searchable(settings, embedder):
+    eng = build_engine(settings.model_copy(update={"lifecycle": LifecycleConfig(preset="continuum")}),
+                       default_project=PROJECT, embedder=embedder)
+    try:
+        idle = _import(eng, "The billing service is written in Go", days=3)
+        report = eng.sweep()
+        assert report.moves == {"slow->glacial": 1} and report.tiers == {"fast": 0, "medium": 0, "slow": 0, "glacial": 1}
+        state = eng.get(idle).lifecycle
+        assert state.tier == "glacial" and not state.dormant
+        assert [r.memory.id for r in eng.search("which language is the billing service written in?", limit=3)] == [idle]
+    finally:
+        eng.close()
