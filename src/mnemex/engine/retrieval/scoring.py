@@ -65,26 +65,30 @@ def composite_score(memory: Memory, relevance: float, *, weights: CompositeWeigh
         if window.contains(_utc(memory.created_at), slack):
             score += weights.temporal
             why.append("temporal")
-    if weights.activation or weights.importance or weights.utility or weights.strength:
-        held = assess(memory, now, lifecycle)
-        if weights.activation:
-            score += weights.activation * held.activation
-            if held.activation >= 0.7:
-                why.append("recent")
-        if weights.importance:
-            importance = held.importance if weights.importance_decay else memory.importance
-            score += weights.importance * (importance - 0.5)
-        if weights.utility and memory.lifecycle.utility_at is not None:
-            score += weights.utility * (held.utility - 0.5)
-            if held.utility >= 0.51:
-                why.append("helped")
-            elif held.utility <= 0.49:
-                why.append("misled")
-        if weights.strength and memory.lifecycle.storage > 1.0:
-            strength = held.held(lifecycle.storage_max)
-            score += weights.strength * strength
-            if strength >= 0.2:
-                why.append("strong")
+    if weights.activation:
+        act = actr_activation(memory, now, lifecycle.activation_decay)
+        score += weights.activation * act
+        if act >= 0.7:
+            why.append("recent")
+    state = memory.lifecycle
+    judged, recalled = state.utility_at is not None, state.storage > 1.0
+    # the strength signals only for what needs them: a memory never recalled nor judged costs nothing more
+    held = assess(memory, now, lifecycle) if (weights.importance and weights.importance_decay) \
+        or (weights.utility and judged) or (weights.strength and recalled) else None
+    if weights.importance:
+        importance = held.importance if held is not None and weights.importance_decay else memory.importance
+        score += weights.importance * (importance - 0.5)
+    if weights.utility and judged and held is not None:
+        score += weights.utility * (held.utility - 0.5)
+        if held.utility >= 0.51:
+            why.append("helped")
+        elif held.utility <= 0.49:
+            why.append("misled")
+    if weights.strength and recalled and held is not None:
+        strength = held.held(lifecycle.storage_max)
+        score += weights.strength * strength
+        if strength >= 0.2:
+            why.append("strong")
     if memory.pinned and weights.pinned:
         score += weights.pinned
         why.append("pinned")
