@@ -72,7 +72,7 @@ class MemoryEngine:
         log = JournalLog(journal, relations_per_memory=limits.relations_per_memory) if journal is not None else NoLog()
         self.writer = WritePath(store=store, dense=dense, sparse=sparse, max_content_chars=limits.max_content_chars,
                                 clock=clock, log=log, vocabulary=self.vocabulary, gate=gate, observer=observer,
-                                redaction=redaction)
+                                redaction=redaction, lifecycle=lifecycle)
         self.retriever = Retriever(store, dense, sparse, config=retrieval, vocabulary=self.vocabulary,
                                    lifecycle=lifecycle)
         self.lifecycle = LifecycleKeeper(store=store, writer=self.writer, config=lifecycle, lock=self._lock,

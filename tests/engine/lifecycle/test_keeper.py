@@ -154,3 +154,12 @@ def test_the_continuum_preset_lets_idle_memories_sink_to_glacial_and_keeps_them_
         assert [r.memory.id for r in eng.search("which language is the billing service written in?", limit=3)] == [idle]
     finally:
         eng.close()
+
+
+def test_a_search_that_asks_for_dormant_memories_says_which_are(engine):
+    stale = _import(engine, TWIN)
+    for _ in range(9):
+        engine.rate(stale, helped=False)
+    engine.sweep()
+    ranked = engine.search("when is the staging database reset?", limit=3, dormant=None)
+    assert [r.memory.id for r in ranked] == [stale] and "dormant" in ranked[0].why

@@ -89,6 +89,8 @@ def composite_score(memory: Memory, relevance: float, *, weights: CompositeWeigh
         score += weights.strength * strength
         if strength >= 0.2:
             why.append("strong")
+    if state.dormant:
+        why.append("dormant")  # only a search that asked for dormant memories sees one
     if memory.pinned and weights.pinned:
         score += weights.pinned
         why.append("pinned")

@@ -19,11 +19,13 @@ from datetime import datetime
 from typing import Callable, Sequence
 
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
+from mnemex.config.lifecycle import DEFAULT_LIFECYCLE, LifecycleConfig
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
+from mnemex.engine.lifecycle.strength import recalled as strengthened
 from mnemex.engine.write import formation
 from mnemex.engine.write.formation import CHANNELS, RECORD_KINDS, Skip
 from mnemex.engine.write.log import NoLog, WriteLog
@@ -89,8 +91,9 @@ class WritePath:
                  max_content_chars: int, clock: Callable[[], datetime], log: WriteLog | None = None,
                  vocabulary: Vocabulary | None = None, gate: GateConfig = DEFAULT_GATE,
                  observer: ObserverConfig = DEFAULT_OBSERVER, redaction: RedactionConfig = DEFAULT_REDACTION,
-                 judge: Judge | None = None):
+                 judge: Judge | None = None, lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE):
         self._store = store
+        self._lifecycle = lifecycle
         self._vocabulary = vocabulary
         self._dense = dense
         self._sparse = sparse
@@ -241,8 +244,9 @@ class WritePath:
         if d.action == WriteAction.SKIPPED:
             return WriteOutcome(action=d.action, affected_ids=(target.id,) if target else (), reason=d.reason)
         if d.action == WriteAction.REINFORCED and target is not None:
-            after = target.model_copy(update={
+            after = target.model_copy(update={  # met again: as a recall, it strengthens (seed 001)
                 "access_count": target.access_count + 1, "last_accessed_at": now,
+                "lifecycle": strengthened(target, now, self._lifecycle),
                 "importance": max(target.importance, memory.importance),
                 "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
                 "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
