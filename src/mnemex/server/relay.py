@@ -60,7 +60,8 @@ DEFAULT_INFO: dict[str, Any] = {
         "will need — a decision and why, a convention, a user preference, a gotcha, a command that failed and "
         "what fixed it — as one self-contained statement each, in the project's own words (memorize). When it "
         "replaces what a memory says (a changed decision, a new value), pass that memory's id in supersedes; "
-        "correct a wrong memory with update_memory; forget one that no longer holds."),
+        "correct a wrong memory with update_memory; forget one that no longer holds. When a memory you used "
+        "proved right or misleading, say so with rate_memory."),
 }
 INTERNAL_ERROR = -32603
 ROOTS_ID = "mnemex-relay-roots"

@@ -23,7 +23,8 @@ ARCHIVAL = ("Memorize what the code does not show and a later session will need 
             "convention, a user preference, a gotcha, a command that failed and what fixed it — as one "
             "self-contained statement each, in the project's own words (memorize). When it replaces what a memory "
             "says (a changed decision, a new value), pass that memory's id in supersedes; correct a wrong memory "
-            "with update_memory; forget one that no longer holds.")
+            "with update_memory; forget one that no longer holds. When a memory you used proved right or "
+            "misleading, say so with rate_memory.")
 
 
 @dataclass(frozen=True, slots=True)
