@@ -163,3 +163,30 @@ def test_a_search_that_asks_for_dormant_memories_says_which_are(engine):
     engine.sweep()
     ranked = engine.search("when is the staging database reset?", limit=3, dormant=None)
     assert [r.memory.id for r in ranked] == [stale] and "dormant" in ranked[0].why
+
+
+def test_a_tier_table_of_your_own_with_a_cap_hands_the_weakest_down(settings, embedder):
+    from mnemex.config.lifecycle import TierSpec
+
+    table = {"recent": TierSpec(capacity=2, demote_to="archive"), "archive": TierSpec(decay=0.5)}
+    eng = build_engine(settings.model_copy(update={"lifecycle": LifecycleConfig(tiers=table)}),
+                       default_project=PROJECT, embedder=embedder)
+    try:
+        ids = [_import(eng, f"Worker pool {i} runs {i + 2} threads", days=2) for i in range(3)]
+        eng.recall([ids[0]])
+        eng.rate(ids[1], helped=True)
+        report = eng.sweep()
+        assert report.moves == {"recent->archive": 1} and report.tiers == {"recent": 2, "archive": 1}
+        assert eng.get(ids[2]).lifecycle.tier == "archive"  # never recalled nor judged: the weakest
+        assert eng.sweep().moves == {}
+    finally:
+        eng.close()
+
+
+def test_a_tier_table_that_names_an_unknown_tier_is_refused():
+    from mnemex.config.lifecycle import TierSpec
+
+    with pytest.raises(ValueError, match="moves to 'cold', which is not a tier"):
+        LifecycleConfig(tiers={"hot": TierSpec(demote_to="cold")})
+    with pytest.raises(ValueError, match="must be searchable"):
+        LifecycleConfig(tiers={"frozen": TierSpec(searchable=False)})

@@ -109,50 +109,52 @@ class LifecycleKeeper:
         now = self._clock()
         self._swept_at = time.monotonic()
         limit = self.config.sweep_max_moves if max_moves is None else max_moves
-        report = SweepReport()
+        members = self._scan(now)
+        report = SweepReport(scanned=sum(len(group) for group in members.values()))
+        counts = {tier: len(group) for tier, group in members.items()}
+        for move in self._plan(members, now):
+            if report.promoted + report.demoted >= limit:
+                report.deferred += 1
+            elif self._apply(move, now):
+                if move.direction == "promote":
+                    report.promoted += 1
+                else:
+                    report.demoted += 1
+                key = f"{move.source}->{move.target}"
+                report.moves[key] = report.moves.get(key, 0) + 1
+                counts[move.source] = counts.get(move.source, 0) - 1
+                counts[move.target] = counts.get(move.target, 0) + 1
+        report.tiers = {tier: counts.get(tier, 0) for tier in self.config.tier_table}
+        return report
+
+    def _scan(self, now: datetime) -> dict[str, list[tuple[Memory, Strength]]]:
+        """Every current memory (dormant ones too) with its strength, by tier: read-only, a page
+        at a time, no lock held."""
         members: dict[str, list[tuple[Memory, Strength]]] = defaultdict(list)
-        memories: list[Memory] = []
         offset: str | None = None
-        while True:  # read-only scan, a page at a time; no lock held
+        while True:
             hits, offset = self._store.scroll(MemoryFilter(), limit=256, offset=offset)
             for hit in hits:
                 memory = hit.memory
-                memories.append(memory)
                 members[memory.lifecycle.tier or self.config.entry].append((memory, assess(memory, now, self.config)))
             if offset is None:
-                break
-        report.scanned = len(memories)
+                return members
+
+    def _plan(self, members: dict[str, list[tuple[Memory, Strength]]], now: datetime) -> list[policy.Move]:
+        """The policy's moves (promotions first, then demotions), then each capped tier's weakest
+        beyond what stays in it and what the moves bring."""
+        memories = [m for group in members.values() for m, _ in group]
         sessions = entity_sessions(memories)
-        moves: list[policy.Move] = []
-        moving: set[str] = set()
-        for memory in memories:
-            move = policy.decide(memory, now, self.config, entity_sessions=sessions.get(memory.id, 0))
-            if move is not None:
-                moves.append(move)
-                moving.add(memory.id)
+        moves = [move for m in memories
+                 if (move := policy.decide(m, now, self.config, entity_sessions=sessions.get(m.id, 0))) is not None]
         moves.sort(key=lambda m: m.direction != "promote")
+        moving = {m.memory_id for m in moves}
         for tier, spec in self.config.tier_table.items():
-            if spec.capacity is None:
-                continue
-            staying = [(m, s) for m, s in members.get(tier, []) if m.id not in moving]
-            arriving = sum(1 for m in moves if m.target == tier)
-            moves += policy.over_capacity(staying, spec, tier, self.config, room=max(spec.capacity - arriving, 0))
-        for move in moves:
-            if report.promoted + report.demoted >= limit:
-                report.deferred += 1
-                continue
-            if self._apply(move, now):
-                setattr(report, "promoted" if move.direction == "promote" else "demoted",
-                        getattr(report, "promoted" if move.direction == "promote" else "demoted") + 1)
-                key = f"{move.source}->{move.target}"
-                report.moves[key] = report.moves.get(key, 0) + 1
-        counts = {tier: len(group) for tier, group in members.items()}
-        for key, n in report.moves.items():
-            source, target = key.split("->")
-            counts[source] = counts.get(source, 0) - n
-            counts[target] = counts.get(target, 0) + n
-        report.tiers = {tier: counts.get(tier, 0) for tier in self.config.tier_table}
-        return report
+            if spec.capacity is not None:
+                staying = [(m, s) for m, s in members.get(tier, []) if m.id not in moving]
+                arriving = sum(1 for m in moves if m.target == tier)
+                moves += policy.over_capacity(staying, spec, tier, self.config, room=max(spec.capacity - arriving, 0))
+        return moves
 
     def _apply(self, move: policy.Move, now: datetime) -> bool:
         with self._lock:
