@@ -303,10 +303,10 @@ def cmd_search(args: argparse.Namespace) -> int:
             from mnemex.views import ranked_hit
 
             flt = acc.engine.default_filter(
-                kinds=tuple(args.kind),
+                kinds=tuple(args.kind), dormant=None if args.dormant else False,
                 validity=ValidityMode.TIMELINE if args.history else ValidityMode.CURRENT)
             hits = [ranked_hit(r).model_dump(mode="json") for r in acc.engine.search(
-                args.query, filter=flt, limit=args.limit, dormant=None if args.dormant else False)]
+                args.query, filter=flt, limit=args.limit, dormant=None)]
         else:
             hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "kinds": args.kind,
                                               "include_history": args.history,

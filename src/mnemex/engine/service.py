@@ -166,7 +166,7 @@ class MemoryEngine:
         if not 1 <= limit <= self.limits.max_results:
             raise InvalidInputError(f"limit must be between 1 and {self.limits.max_results}")
         query = clean_text(query)
-        flt = filter or self.default_filter()
+        flt = filter if filter is not None else self.default_filter(dormant=dormant)
         if flt.dormant is None and dormant is not None:
             flt = flt.model_copy(update={"dormant": dormant})
         results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
@@ -184,8 +184,9 @@ class MemoryEngine:
         return [m.model_dump(mode="json") for m in memories]
 
     def default_filter(self, **fields: Any) -> MemoryFilter:
-        """Current memories of the default project plus every non-project scope."""
+        """Current, non-dormant memories of the default project plus every non-project scope."""
         fields.setdefault("project", self.default_project)
+        fields.setdefault("dormant", False)
         return MemoryFilter(**fields)
 
     def get(self, memory_id: str) -> Memory:

@@ -190,3 +190,18 @@ def test_a_tier_table_that_names_an_unknown_tier_is_refused():
         LifecycleConfig(tiers={"hot": TierSpec(demote_to="cold")})
     with pytest.raises(ValueError, match="must be searchable"):
         LifecycleConfig(tiers={"frozen": TierSpec(searchable=False)})
+
+
+def test_the_injected_context_leaves_dormant_memories_out(engine):
+    from mnemex.config.injection import InjectionSettings
+    from mnemex.strategies import ContextBuilder, ContextRequest
+
+    stale = _import(engine, "Decision: the staging database is reset every Sunday night", kind=MemoryKind.DECISION)
+    kept = _import(engine, "Decision: production deploys need two approvals", kind=MemoryKind.DECISION)
+    for _ in range(9):
+        engine.rate(stale, helped=False)
+    assert engine.sweep().demoted == 1
+    builder = ContextBuilder(engine, InjectionSettings(), blocks=engine.blocks.render)
+    for task in ("", "when is the staging database reset?"):
+        packed = builder.build(ContextRequest(PROJECT, task, 1500))
+        assert stale not in packed.ids and (task or kept in packed.ids)
