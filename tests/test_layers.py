@@ -81,10 +81,12 @@ PURE = {
     "mnemex.engine.write.observe": ("mnemex.models", "mnemex.config"),
     "mnemex.engine.write.redact": ("mnemex.models", "mnemex.config"),
     "mnemex.engine.statements": ("mnemex.models", "mnemex.config"),
+    "mnemex.engine.lifecycle.strength": ("mnemex.models", "mnemex.config"),
+    "mnemex.engine.lifecycle.policy": ("mnemex.models", "mnemex.config", "mnemex.engine.lifecycle.strength"),
 }
 
 
-def test_the_observer_and_redaction_read_only_models_and_config():
+def test_the_observer_redaction_and_lifecycle_math_read_only_models_and_config():
     bad = [f"{rel}: imports {name}" for module, rel, name in _imports() for package, allowed in PURE.items()
            if _under(module, package) and name.startswith("mnemex") and not _under(name, package)
            and not any(_under(name, a) for a in allowed)]

@@ -54,6 +54,24 @@ class Provenance(BaseModel):
     reference: str | None = Field(None, description="File path, URL or command the memory is about.")
 
 
+class Lifecycle(BaseModel):
+    """What use and feedback taught about a memory (`engine/lifecycle/`): its tier, its storage
+    strength (grows with each recall, never decays), its utility (feedback) and surprise."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tier: str | None = Field(None, description="The tier the sweep placed it in; None = never placed (the entry tier).")
+    dormant: bool = Field(False, description="In a tier left out of default search (reactivated when recalled).")
+    tier_since: datetime | None = Field(None, description="When it entered its tier.")
+    storage: float = Field(1.0, ge=1.0, description="Storage strength: 1 never recalled; each recall adds to it.")
+    utility: float = Field(0.5, ge=0.0, le=1.0, description="How useful it proved (feedback EMA); 0.5 = no evidence.")
+    utility_at: datetime | None = Field(None, description="When feedback last set the utility (it drifts back to 0.5 after).")
+    helped: int = Field(0, ge=0, description="Feedback: times it helped.")
+    misled: int = Field(0, ge=0, description="Feedback: times it misled.")
+    surprise: float = Field(0.0, ge=0.0, le=1.0, description="How much more it helped than was expected of it (EMA).")
+    recent_accesses: tuple[datetime, ...] = Field((), description="The latest recall times, oldest first (access windows).")
+
+
 class Memory(BaseModel):
     """A stored memory with its full metadata."""
 
@@ -82,6 +100,7 @@ class Memory(BaseModel):
     superseded_by: str | None = None
     entities: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
+    lifecycle: Lifecycle = Lifecycle()
 
     def is_current(self, at: datetime | None = None) -> bool:
         at = at or utcnow()
@@ -114,6 +133,9 @@ class MemoryFilter(BaseModel):
     as_of: datetime | None = None
     ids: tuple[str, ...] = ()
     pinned: bool | None = Field(None, description="Only pinned (True) or only unpinned (False) memories.")
+    dormant: bool | None = Field(None, description=(
+        "Only dormant (True) or only non-dormant (False) memories; None = both. Search leaves dormant ones out "
+        "unless asked (`MemoryEngine.search(dormant=...)`)."))
 
     @field_validator("tags", "ids", mode="after")
     @classmethod

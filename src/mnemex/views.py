@@ -53,6 +53,21 @@ class MemorizeResult(BaseModel):
                    candidates=list(out.candidates), also=[cls.of(o) for o in out.also])
 
 
+class RateResult(BaseModel):
+    id: str
+    verdict: str = Field(description="helped or misled, as given.")
+    utility: float = Field(description="0..1 after this feedback; 0.5 = no evidence either way.")
+    helped: int = Field(description="Times this memory was rated helpful.")
+    misled: int = Field(description="Times this memory was rated misleading.")
+    tier: str | None = Field(None, description="Its lifecycle tier (None = never moved).")
+
+    @classmethod
+    def of(cls, m: Memory, verdict: str) -> "RateResult":
+        state = m.lifecycle
+        return cls(id=m.id, verdict=verdict, utility=round(state.utility, 4), helped=state.helped,
+                   misled=state.misled, tier=state.tier)
+
+
 class SearchResult(BaseModel):
     results: list[SearchHit]
     count: int

@@ -90,3 +90,15 @@ def test_doctor_reports_every_check(run):
     for check in ("config", "data dir writable", "embedding model", "token counter", "daemon", "store"):
         assert f"] {check}" in proc.stdout
     assert "all checks passed" in proc.stdout
+
+
+def test_sweep_reports_what_it_moved(run):
+    run("add", "The beat task poll_carrier_status runs every 5 minutes", "--kind", "fact")
+    run("add", "Use pnpm, not npm, in every workspace of the monorepo", "--kind", "convention")
+    report = json.loads(run("sweep", "--json").stdout)
+    assert report["scanned"] == 2 and (report["promoted"], report["demoted"], report["deferred"]) == (0, 0, 0)
+    assert report["tiers"] == {"working": 0, "episodic": 2, "semantic": 0, "dormant": 0}
+    assert "swept 2 memories: 0 promoted, 0 demoted" in run("sweep").stderr  # a status line, as reindex
+    bad = run("sweep", "--max-moves", "0", ok=False)
+    assert bad.returncode != 0 and "max-moves" in bad.stderr
+    assert "pnpm" in run("search", "which package manager?", "--dormant").stdout

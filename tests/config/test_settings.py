@@ -99,3 +99,20 @@ def test_default_dirs_are_platformdirs_own(monkeypatch, xdg):
             monkeypatch.setenv(name, xdg)
     assert default_data_dir() == Path(platformdirs.user_data_dir("mnemex", appauthor=False))
     assert default_config_file() == Path(platformdirs.user_config_dir("mnemex", appauthor=False)) / "config.toml"
+
+
+def test_the_lifecycle_preset_and_a_tier_table_of_your_own_load_from_file_and_environment(tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    path.write_text("[lifecycle]\nentry_tier = \"new\"\n[lifecycle.tiers.new]\nttl_days = 3\ndemote_to = \"old\"\n"
+                    "[lifecycle.tiers.old]\nsearchable = false\npromote_to = \"new\"\n"
+                    "[lifecycle.categories.fact]\ndecay_per_day = 0.01\nmin_retention_days = 2\n")
+    monkeypatch.setenv("MNEMEX_CONFIG", str(path))
+    s = load_settings()
+    assert list(s.lifecycle.tier_table) == ["new", "old"] and s.lifecycle.entry == "new"
+    assert not s.lifecycle.tier_table["old"].searchable and s.lifecycle.categories["fact"].min_retention_days == 2
+    path.write_text("")
+    monkeypatch.setenv("MNEMEX_LIFECYCLE__PRESET", "continuum")
+    assert list(load_settings().lifecycle.tier_table) == ["fast", "medium", "slow", "glacial"]
+    path.write_text("[lifecycle.tiers.new]\ndemote_to = \"nowhere\"\n")
+    with pytest.raises(ConfigError, match="lifecycle"):
+        load_settings()

@@ -19,15 +19,16 @@ EXPECTED = {
     "memorize": ({"content"}, {"kind", "scope", "tags", "importance", "pinned", "immutable", "supersedes"},
                  False, False, False),
     "search_memory": ({"query"}, {"limit", "kinds", "tags", "scopes", "include_history", "after", "before", "as_of",
-                       "with_context", "min_confidence"},
+                       "with_context", "min_confidence", "include_dormant"},
                       True, False, True),
     "recall_memory": ({"ids"}, {"verbose"}, True, False, True),
+    "rate_memory": ({"id", "verdict"}, set(), False, False, False),
     "update_memory": ({"id"}, {"content", "kind", "tags", "importance", "pinned"}, False, False, True),
     "forget": ({"id"}, {"reason", "purge"}, False, True, True),
     "memory_stats": (set(), set(), True, False, True),
     "memory_timeline": ({"id"}, {"before", "after", "include_history"}, True, False, True),
     "memory_history": ({"id"}, set(), True, False, True),
-    "list_memories": (set(), {"limit", "kinds", "tags", "scopes", "pinned", "include_history", "after", "before"},
+    "list_memories": (set(), {"limit", "kinds", "tags", "scopes", "pinned", "include_history", "after", "before", "include_dormant"},
                       True, False, True),
     "link_memories": ({"src", "dst", "relation"}, set(), False, False, True),
     "related_memories": (set(), {"id", "entity", "max_hops", "relations"}, True, False, True),
@@ -37,7 +38,7 @@ EXPECTED = {
     "memory_block_rewrite": ({"label", "value"}, {"description", "limit"}, False, True, True),
     "search_past_sessions": ({"query"}, {"limit"}, True, False, True),
 }
-CORE = {"memorize", "search_memory", "recall_memory", "update_memory", "forget", "memory_stats", "memory_timeline",
+CORE = {"memorize", "search_memory", "recall_memory", "rate_memory", "update_memory", "forget", "memory_stats", "memory_timeline",
         "memory_history", "link_memories", "related_memories", "list_memories"}
 #: what each injection strategy offers on top of the core tools
 OFFERED = {"context": CORE, "tool_based": CORE,

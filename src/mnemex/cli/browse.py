@@ -82,6 +82,8 @@ def _filter_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scope", action="append", default=[], choices=SCOPES, metavar="SCOPE",
                    help=f"only this scope (repeatable): {', '.join(SCOPES)}")
     p.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
+    p.add_argument("--dormant", action="store_true",
+                   help="include dormant memories (long unused and rated unhelpful; `mnemex show` reactivates one)")
     p.add_argument("--since", type=moment, default=None, metavar="WHEN",
                    help="only memories created after WHEN: a date (2026-05-01), a date-time or an age (12h, 3d, 2w)")
     p.add_argument("--until", type=moment, default=None, metavar="WHEN", help="only memories created before WHEN (same forms)")
@@ -89,7 +91,8 @@ def _filter_options(p: argparse.ArgumentParser) -> None:
 
 def _filter_arguments(args: argparse.Namespace) -> dict[str, Any]:
     """The shared filters as tool arguments (search_memory and list_memories name them alike)."""
-    out: dict[str, Any] = {"kinds": args.kind, "tags": args.tag, "scopes": args.scope, "include_history": args.history}
+    out: dict[str, Any] = {"kinds": args.kind, "tags": args.tag, "scopes": args.scope, "include_history": args.history,
+                           "include_dormant": args.dormant}
     for key, value in (("after", args.since), ("before", args.until), ("as_of", getattr(args, "as_of", None)),
                        ("pinned", getattr(args, "pinned", None))):
         if value is not None:
@@ -107,7 +110,7 @@ def _filter(args: argparse.Namespace, project: str | None, *, searching: bool = 
     return MemoryFilter(project=project, kinds=kinds, tags=tuple(args.tag), scopes=tuple(args.scope),
                         pinned=getattr(args, "pinned", None), created_after=args.since, created_before=args.until,
                         as_of=as_of, validity=(ValidityMode.AS_OF if as_of else ValidityMode.TIMELINE if args.history
-                                               else ValidityMode.CURRENT))
+                                               else ValidityMode.CURRENT), dormant=None if args.dormant else False)
 
 
 def _print_hits(hits: list[dict[str, Any]], mark: str = "   ") -> None:
@@ -123,7 +126,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
             flt = _filter(args, acc.project, searching=True)
             hits = [ranked_hit(r).model_dump(mode="json")
-                    for r in acc.engine.search(args.query, filter=flt, limit=args.limit, client=CLIENT)]
+                    for r in acc.engine.search(args.query, filter=flt, limit=args.limit, client=CLIENT,
+                                               dormant=None if args.dormant else False)]
         else:
             hits = acc.call("search_memory", {"query": args.query, "limit": args.limit, "min_confidence": 0,
                                               **_filter_arguments(args)})["results"]

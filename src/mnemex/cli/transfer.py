@@ -1,4 +1,4 @@
-"""Long commands that need the store to themselves: export, import, reindex. Each shows a
+"""Long commands that need the store to themselves: export, import, reindex, sweep. Each shows a
 progress bar on a terminal and ends with one summary line (`--json`: a JSON object on stdout)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemex.cli.access import load, print_json, say, store_access
-from mnemex.cli.parser import SCOPES, command, json_flag
+from mnemex.cli.parser import SCOPES, command, int_between, json_flag
 from mnemex.cli.progress import progress
 
 FORMATS = ("memory-jsonl", "markdown", "rules", "mnemex")
@@ -47,6 +47,14 @@ def register(sub: Any) -> None:
     r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
     json_flag(r)
     r.set_defaults(func=cmd_reindex)
+
+    sw = command(sub, "sweep", "move memories between lifecycle tiers now (promote; demote to dormant)",
+                 "mnemex sweep", "mnemex sweep --max-moves 100 --json",
+                 details="The daemon sweeps by itself when idle, every lifecycle.sweep_every_hours")
+    sw.add_argument("--max-moves", type=int_between(1, 100_000), default=None, metavar="N",
+                    help="move at most N memories (default lifecycle.sweep_max_moves)")
+    json_flag(sw)
+    sw.set_defaults(func=cmd_sweep)
 
 
 def _report(args: argparse.Namespace, text: str, data: dict[str, Any]) -> None:
@@ -104,4 +112,17 @@ def cmd_reindex(args: argparse.Namespace) -> int:
             n = acc.engine.upkeep.reindex(dense=args.dense, progress=bar.to)
     what = "BM25 and embeddings" if args.dense else "BM25"
     _report(args, f"reindexed {n} memories ({what})", {"reindexed": n, "dense": args.dense})
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    with store_access(load(), require_local=True) as acc:
+        report = acc.engine.sweep(max_moves=args.max_moves)
+    moves = ", ".join(f"{k} {n}" for k, n in report.moves.items()) or "none"
+    tiers = ", ".join(f"{k} {n}" for k, n in report.tiers.items())
+    deferred = f", {report.deferred} left for the next sweep" if report.deferred else ""
+    _report(args, f"swept {report.scanned} memories: {report.promoted} promoted, {report.demoted} demoted{deferred} "
+                  f"(moves: {moves}); tiers: {tiers}", dataclasses.asdict(report))
     return 0

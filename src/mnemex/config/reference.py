@@ -101,6 +101,9 @@ def _value(value: Any) -> str | None:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)
+    if isinstance(value, dict):  # an inline table (an empty one: "use the default table")
+        items = [(k, _value(v)) for k, v in value.items()]
+        return "{" + ", ".join(f"{json.dumps(_key(k))} = {v}" for k, v in items if v is not None) + "}"
     if isinstance(value, (list, tuple)):
         items = [_value(v) for v in value]
         return "[" + ", ".join(i for i in items if i is not None) + "]"

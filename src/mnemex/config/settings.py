@@ -31,6 +31,7 @@ from mnemex.config.defaults import (
     default_data_dir,
 )
 from mnemex.config.gate import GateConfig
+from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.config.observer import ObserverConfig
 from mnemex.config.redaction import RedactionConfig
 from mnemex.config.retrieval import RetrievalConfig
@@ -164,6 +165,7 @@ class Settings(BaseSettings):
     gate: GateConfig = GateConfig()
     observer: ObserverConfig = ObserverConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
+    lifecycle: LifecycleConfig = LifecycleConfig()
     redaction: RedactionConfig = RedactionConfig()
     blocks: BlocksConfig = BlocksConfig()
     capture: CaptureSettings = CaptureSettings()

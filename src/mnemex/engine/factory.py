@@ -58,7 +58,7 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
                             optimize_every=settings.store.optimize_every, default_project=default_project,
                             vocabulary=vocabulary, data_dir=settings.data_dir, gate=settings.gate,
                             observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction,
-                            blocks=settings.blocks)
+                            blocks=settings.blocks, lifecycle=settings.lifecycle)
     except BaseException:
         store.close()
         for part in (journal, vocabulary):

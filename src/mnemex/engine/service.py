@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from mnemex.config import LimitSettings
 from mnemex.config.blocks import DEFAULT_BLOCKS, BlocksConfig
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
+from mnemex.config.lifecycle import DEFAULT_LIFECYCLE, LifecycleConfig
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.config.retrieval import DEFAULT as DEFAULT_RETRIEVAL
@@ -27,6 +28,7 @@ from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.blocks import MemoryBlocks
 from mnemex.engine.explore import Explorer
 from mnemex.engine.ids import resolve_id
+from mnemex.engine.lifecycle.keeper import LifecycleKeeper, SweepReport
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 from mnemex.engine.upkeep import Upkeep, all_memories
 from mnemex.engine.write.identity import check_identity
@@ -55,7 +57,7 @@ class MemoryEngine:
                  vocabulary: Vocabulary | None = None, data_dir: Path | None = None,
                  gate: GateConfig = DEFAULT_GATE, observer: ObserverConfig = DEFAULT_OBSERVER,
                  retrieval: RetrievalConfig = DEFAULT_RETRIEVAL, redaction: RedactionConfig = DEFAULT_REDACTION,
-                 blocks: BlocksConfig = DEFAULT_BLOCKS):
+                 blocks: BlocksConfig = DEFAULT_BLOCKS, lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE):
         self.store = store
         self.dense = dense
         self.journal = journal
@@ -70,8 +72,11 @@ class MemoryEngine:
         log = JournalLog(journal, relations_per_memory=limits.relations_per_memory) if journal is not None else NoLog()
         self.writer = WritePath(store=store, dense=dense, sparse=sparse, max_content_chars=limits.max_content_chars,
                                 clock=clock, log=log, vocabulary=self.vocabulary, gate=gate, observer=observer,
-                                redaction=redaction)
-        self.retriever = Retriever(store, dense, sparse, config=retrieval, vocabulary=self.vocabulary)
+                                redaction=redaction, lifecycle=lifecycle)
+        self.retriever = Retriever(store, dense, sparse, config=retrieval, vocabulary=self.vocabulary,
+                                   lifecycle=lifecycle)
+        self.lifecycle = LifecycleKeeper(store=store, writer=self.writer, config=lifecycle, lock=self._lock,
+                                         clock=clock)
         self.upkeep = Upkeep(store=store, dense=dense, vocabulary=self.vocabulary, writer=self.writer,
                              lock=self._lock, optimize_every=optimize_every)
         self.explore = Explorer(store=store, journal=journal, clock=clock, get=self.get, recall=self.recall,
@@ -152,14 +157,18 @@ class MemoryEngine:
     # ------------------------------------------------------------------- reads
     def search(self, query: str, *, filter: MemoryFilter | None = None, limit: int = 10,
                session_id: str | None = None, now: datetime | None = None, client: str | None = None,
-               **options: Any) -> list[RankedMemory]:
-        """The one read path: search_memory, strategies, hooks and the benchmark all call this."""
+               dormant: bool | None = False, **options: Any) -> list[RankedMemory]:
+        """The one read path: search_memory, strategies, hooks and the benchmark all call this.
+        Dormant memories are left out unless `dormant` is None (both) or True (only them); a
+        filter that says `dormant` itself wins."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query is empty: say what you are looking for")
         if not 1 <= limit <= self.limits.max_results:
             raise InvalidInputError(f"limit must be between 1 and {self.limits.max_results}")
         query = clean_text(query)
-        flt = filter or self.default_filter()
+        flt = filter if filter is not None else self.default_filter(dormant=dormant)
+        if flt.dormant is None and dormant is not None:
+            flt = flt.model_copy(update={"dormant": dormant})
         results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
         if self.journal is not None:
             self.journal.record_read("search", [r.memory.id for r in results], actor=client,
@@ -175,8 +184,9 @@ class MemoryEngine:
         return [m.model_dump(mode="json") for m in memories]
 
     def default_filter(self, **fields: Any) -> MemoryFilter:
-        """Current memories of the default project plus every non-project scope."""
+        """Current, non-dormant memories of the default project plus every non-project scope."""
         fields.setdefault("project", self.default_project)
+        fields.setdefault("dormant", False)
         return MemoryFilter(**fields)
 
     def get(self, memory_id: str) -> Memory:
@@ -195,12 +205,25 @@ class MemoryEngine:
             if memory_id not in found:
                 raise NotFoundError(asked)
         memories = [found[c] for c in canonical]
-        if touch:
-            self.writer.touch(memories)
+        if touch:  # a recall strengthens; a dormant memory recalled is reactivated
+            memories = self.lifecycle.recalled(memories, by=Provenance(source="agent", client=client))
         if self.journal is not None:
             self.journal.record_read("recall", [m.id for m in memories], actor=client,
                                      payloads=self._read_payloads(memories))
         return memories
+
+    def rate(self, memory_id: str, *, helped: bool, actor: str = "agent", client: str | None = None) -> Memory:
+        """Feedback on a memory: it helped (its utility moves toward 1) or misled (toward 0); the
+        read path ranks it accordingly and the sweep reads it."""
+        self._ensure_space()
+        return self.lifecycle.rate(self.get(memory_id), helped, by=Provenance(source=actor, client=client))
+
+    def sweep(self, *, max_moves: int | None = None) -> SweepReport:
+        """Move memories between tiers by the lifecycle policy (promote, demote to dormant); returns counts."""
+        self._ensure_space()
+        report = self.lifecycle.sweep(max_moves=max_moves)
+        self.upkeep.count_writes(report.promoted + report.demoted)
+        return report
 
     def resolve(self, memory_id: str) -> str | None:
         """The canonical id a caller means: any spelling of an id, or a unique prefix of one (the

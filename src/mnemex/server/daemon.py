@@ -122,10 +122,10 @@ def write_server_info(files: RunFiles, server: Any) -> None:
 
 async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                    socket_ino: int, idle_exit: float, ingester: Any = None) -> None:
-    """Ingest what the capture hooks spooled; optimize the index when idle; exit when the socket
-    file vanished or no request came for `idle_exit` seconds (0 = never; open sessions do not
-    count: the relay starts a new daemon on its next request), after a pending optimize so the
-    next start finds it done."""
+    """Ingest what the capture hooks spooled; optimize the index and sweep the lifecycle tiers
+    when idle; exit when the socket file vanished or no request came for `idle_exit` seconds
+    (0 = never; open sessions do not count: the relay starts a new daemon on its next request),
+    after a pending optimize so the next start finds it done."""
     retry_at = 0.0
     ingest_at = 0.0
     while not uv.should_exit:
@@ -156,6 +156,14 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                 retry_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
             activity.last = time.monotonic()
             continue  # that took a while: look at the clock again before leaving
+        if idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.lifecycle.sweep_due():
+            try:
+                report = await asyncio.to_thread(engine.sweep)
+                log.info("lifecycle sweep: %d promoted, %d demoted of %d", report.promoted, report.demoted,
+                         report.scanned)
+            except Exception:  # keep serving; the next interval tries again
+                log.exception("lifecycle sweep failed")
+            continue  # bounded (sweep_max_moves) and quick: it does not count as activity
         if leaving:  # open relay sessions do not hold it: a relay restarts the daemon on its next request
             log.info("no client request for %.0f s; exiting", idle)
             uv.should_exit = True

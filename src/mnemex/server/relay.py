@@ -53,14 +53,18 @@ DEFAULT_INFO: dict[str, Any] = {
     "capabilities": {"prompts": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False},
                      "tools": {"listChanged": False}, "extensions": {}},
     "instructions": (
-        "mnemex is your long-term memory across sessions. Memories that matter to this session and to each "
-        "prompt may be given to you between <mnemex-memory> tags; a newer statement wins over an older one, "
-        "and recall_memory takes the ids shown. When none were given, or you need more — a past decision, a "
-        "convention, an earlier fix — search_memory. Memorize what the code does not show and a later session "
-        "will need — a decision and why, a convention, a user preference, a gotcha, a command that failed and "
-        "what fixed it — as one self-contained statement each, in the project's own words (memorize). When it "
-        "replaces what a memory says (a changed decision, a new value), pass that memory's id in supersedes; "
-        "correct a wrong memory with update_memory; forget one that no longer holds."),
+        'mnemex is your long-term memory across sessions. Memories that matter to this session and to each '
+        'prompt may be given to you between <mnemex-memory> tags; a newer statement wins over an older one, '
+        'and recall_memory takes the ids shown. When none were given, or you need more — a past decision, a '
+        'convention, an earlier fix — search_memory. Memorize what the code does not show and a later '
+        'session will need — a decision and why, a convention, a user preference, a gotcha, a command that '
+        "failed and what fixed it — as one self-contained statement each, in the project's own words "
+        '(memorize). When it changes something that may already be stored (renamed, replaced, moved, a new '
+        'value, a rule relaxed or dropped), search_memory for the old statement first and pass its id in '
+        "supersedes: mnemex's own rules catch only part of the ways a change is written. When memorize lists "
+        'candidates it may replace, memorize it again with supersedes=[the ids it makes outdated]. Correct a '
+        'wrong memory with update_memory; forget one that no longer holds. When a memory you used proved '
+        'right or misleading, say so with rate_memory.'),
 }
 INTERNAL_ERROR = -32603
 ROOTS_ID = "mnemex-relay-roots"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from mnemex.models import Memory
+from mnemex.models import Lifecycle, Memory
 
 #: valid_until_ts of a memory that is still valid (year 3000), so "current" is one range test.
 OPEN_END_TS = 32_503_680_000.0
@@ -27,8 +27,9 @@ INDEXED_FIELDS: dict[str, str] = {
     "marks": "keyword",
 }
 
-#: The payload layout's version: 2 added `marks` (Qdrant Edge cannot match booleans, so pinned
-#: and immutable are kept as keywords too). A store of an older layout is brought up to date by
+#: The payload layout's version: 2 added `marks` (Qdrant Edge cannot match booleans, so pinned,
+#: immutable and — since the lifecycle — dormant are kept as keywords too; a memory written before
+#: the lifecycle has no `dormant` mark and is not dormant, so no upgrade is needed for it). A store of an older layout is brought up to date by
 #: `upkeep.upgrade_payloads` in the background.
 PAYLOAD_VERSION = 2
 
@@ -60,12 +61,17 @@ def memory_to_payload(memory: Memory) -> dict[str, Any]:
 
 
 def marks_of(memory: Memory) -> list[str]:
-    return [name for name, on in (("pinned", memory.pinned), ("immutable", memory.immutable)) if on]
+    return [name for name, on in (("pinned", memory.pinned), ("immutable", memory.immutable),
+                                  ("dormant", memory.lifecycle.dormant)) if on]
 
 
-def access_payload(access_count: int, at: datetime) -> dict[str, Any]:
-    """The payload fields a read touches (merged into the stored payload)."""
-    return {"access_count": access_count, "last_accessed_at": at.isoformat()}
+def access_payload(access_count: int, at: datetime, lifecycle: Lifecycle | None = None) -> dict[str, Any]:
+    """The payload fields a read touches (merged into the stored payload): the access count and
+    time, and the lifecycle state the read changed (storage strength, recent recalls)."""
+    payload: dict[str, Any] = {"access_count": access_count, "last_accessed_at": at.isoformat()}
+    if lifecycle is not None:
+        payload["lifecycle"] = lifecycle.model_dump(mode="json")
+    return payload
 
 
 _DERIVED = ("session_id", "created_ts", "recorded_ts", "valid_from_ts", "valid_until_ts", "marks")

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol, Sequence
 
 from mnemex.errors import InvalidInputError
-from mnemex.models import Memory, MemoryFilter, SparseVec
+from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import PAYLOAD_VERSION, payload_to_memory
 
 __all__ = ["DENSE_VECTOR", "PAYLOAD_VERSION", "SPARSE_VECTOR", "Hit", "MemoryStore", "StoredPoint", "VectorQuery"]
@@ -110,8 +110,10 @@ class MemoryStore(Protocol):
     def save(self, memory: Memory) -> None:
         """Replace the stored memory of an existing point, vectors unchanged; NotFoundError if absent."""
 
-    def mark_accessed(self, memory_id: str, access_count: int, at: datetime) -> None:
-        """Record a read of a memory (its access count and time) without rewriting the rest."""
+    def mark_accessed(self, memory_id: str, access_count: int, at: datetime,
+                      lifecycle: Lifecycle | None = None) -> None:
+        """Record a read of a memory (its access count and time, and the lifecycle state the read
+        changed) without rewriting the rest."""
 
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
         """Points by id, in the order asked, missing ids skipped."""

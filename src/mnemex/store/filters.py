@@ -106,6 +106,9 @@ def conditions_for(flt: MemoryFilter, *, now: float | None = None) -> list[Condi
     if flt.pinned is not None:
         pinned = Match("marks", ("pinned",))
         out.append(pinned if flt.pinned else Not(pinned))
+    if flt.dormant is not None:
+        dormant = Match("marks", ("dormant",))
+        out.append(dormant if flt.dormant else Not(dormant))
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from qdrant_client import QdrantClient, models
 
 from mnemex.errors import ConfigError, ModelMismatchError, NotFoundError
-from mnemex.models import Memory, MemoryFilter, SparseVec
+from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
 from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
 from mnemex.store.filters import (
@@ -170,8 +170,9 @@ class RemoteStore:
         """Replace the stored memory of an existing point (vectors unchanged); NotFoundError if absent."""
         self._set_payload(memory.id, memory_to_payload(memory))
 
-    def mark_accessed(self, memory_id: str, access_count: int, at: datetime) -> None:
-        self._set_payload(memory_id, access_payload(access_count, at))
+    def mark_accessed(self, memory_id: str, access_count: int, at: datetime,
+                      lifecycle: Lifecycle | None = None) -> None:
+        self._set_payload(memory_id, access_payload(access_count, at, lifecycle))
 
     def _set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
         """Merge `payload` into the point's payload; NotFoundError if the point does not exist."""

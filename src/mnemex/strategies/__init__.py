@@ -26,7 +26,7 @@ ARCHIVAL = ("Memorize what the code does not show and a later session will need 
             "for the old statement first and pass its id in supersedes: mnemex's own rules catch only part of the "
             "ways a change is written. When memorize lists candidates it may replace, memorize it again with "
             "supersedes=[the ids it makes outdated]. Correct a wrong memory with update_memory; forget one that no "
-            "longer holds.")
+            "longer holds. When a memory you used proved right or misleading, say so with rate_memory.")
 
 
 @dataclass(frozen=True, slots=True)

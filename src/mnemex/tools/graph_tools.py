@@ -44,11 +44,14 @@ def register_graph_tools(server: MCPServer, rt: ToolRuntime) -> None:
         include_history: Annotated[bool, Field(description="Also superseded and forgotten memories.")] = False,
         after: Annotated[datetime | None, Field(description="Only memories created after this time.")] = None,
         before: Annotated[datetime | None, Field(description="Only memories created before this time.")] = None,
+        include_dormant: Annotated[bool, Field(description=(
+            "Also dormant memories (long unused and judged unhelpful); recalling one reactivates it."))] = False,
     ) -> Annotated[CallToolResult, SearchResult]:
         """List the most recent memories, newest first, without a query (filters by kind, tag, scope, pinned, time); use to see what was stored lately."""
         flt = MemoryFilter(scopes=tuple(scopes), project=await rt.resolve_project(ctx), kinds=tuple(kinds),
                            tags=tuple(tags), pinned=pinned, created_after=after, created_before=before,
-                           validity=ValidityMode.TIMELINE if include_history else ValidityMode.CURRENT)
+                           validity=ValidityMode.TIMELINE if include_history else ValidityMode.CURRENT,
+                           dormant=None if include_dormant else False)
         with mcp_errors():
             memories = await rt.run(rt.engine.explore.recent, flt, limit=limit)
         hits = [memory_hit(m) for m in memories]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -27,6 +27,7 @@ from mnemex.tools.runtime import ToolRuntime
 from mnemex.views import (
     ForgetResult,
     MemorizeResult,
+    RateResult,
     RecallResult,
     SearchResult,
     StatsResult,
@@ -105,6 +106,8 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         with_context: Annotated[bool, Field(description="Also return the neighbours in time (same session) of the top hits.")] = False,
         min_confidence: Annotated[float | None, Field(ge=0, le=1, description=(
             "Leave out hits less likely than this to answer (default: the server's floor; 0 = show all)."))] = None,
+        include_dormant: Annotated[bool, Field(description=(
+            "Also dormant memories (long unused and judged unhelpful); recalling one reactivates it."))] = False,
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search long-term memory before starting a task or when a past decision, convention, fix or preference may matter; returns compact previews with ids."""
         flt = MemoryFilter(
@@ -116,7 +119,8 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         )
         with mcp_errors():
             ranked = await rt.run(rt.engine.search, query, filter=flt, limit=limit, client=rt.client_for(ctx),
-                                  neighbours=True if with_context else None)
+                                  neighbours=True if with_context else None,
+                                  dormant=None if include_dormant else False)
         floor = rt.injection.search_min_confidence if min_confidence is None else min_confidence
         kept = [r for r in ranked if r.confidence >= floor or r.context_of]
         result = search_result(kept)
@@ -134,6 +138,20 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
         shown = memories if verbose else [m.model_copy(update={"metadata": render.public_metadata(m.metadata)})
                                           for m in memories]
         return lean(RecallResult(memories=shown), render.memories_text(memories, verbose=verbose))
+
+    @server.tool(title="Rate memory", annotations=hints(read_only=False, destructive=False, idempotent=False))
+    async def rate_memory(
+        id: MemoryId,
+        verdict: Annotated[Literal["helped", "misled"], Field(description=(
+            "helped: it was right and useful for the task; misled: it was wrong, stale or led you astray."))],
+        ctx: Context,
+    ) -> Annotated[CallToolResult, RateResult]:
+        """Say whether a memory you used helped or misled you; helpful memories rank higher, misleading ones sink and may go dormant."""
+        with mcp_errors():
+            memory = await rt.run(rt.engine.rate, id, helped=verdict == "helped", client=rt.client_for(ctx))
+        result = RateResult.of(memory, verdict)
+        return lean(result, f"rated {render.short(memory.id)} {verdict}: utility {result.utility:.2f} "
+                            f"({result.helped} helped, {result.misled} misled)")
 
     @server.tool(title="Update memory", annotations=hints(read_only=False, destructive=False, idempotent=True))
     async def update_memory(

@@ -44,6 +44,7 @@ def test_near_identical_is_reinforced_not_duplicated(engine):
     assert engine.upkeep.stats()["memories_total"] == 1
     mem = engine.recall([a.id], touch=False)[0]
     assert mem.access_count == 1 and mem.metadata["reinforced"] == 1
+    assert mem.lifecycle.storage == pytest.approx(1.5) and len(mem.lifecycle.recent_accesses) == 1  # strengthened
 
 
 def test_overlap_with_detail_updates_by_synthesis_keeping_every_fact(engine):

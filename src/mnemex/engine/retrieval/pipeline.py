@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from mnemex.config.lifecycle import DEFAULT_LIFECYCLE, LifecycleConfig
 from mnemex.config.retrieval import DEFAULT, RetrievalConfig
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
@@ -40,8 +41,10 @@ class Retriever:
     """Runs the read path for one store. Thread-safe as long as the store and embedders are."""
 
     def __init__(self, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
-                 config: RetrievalConfig = DEFAULT, vocabulary: Vocabulary | None = None):
+                 config: RetrievalConfig = DEFAULT, vocabulary: Vocabulary | None = None,
+                 lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE):
         self.config = config
+        self.lifecycle = lifecycle
         self._ctx = ReadContext(store=store, dense=dense, sparse=sparse, vocabulary=vocabulary,
                                 timelines=TimelineCache())
 
@@ -79,7 +82,7 @@ class Retriever:
             cands = propagate(ctx, cands, qvec, flt, cfg)
         order = ranked({cid: c.relevance for cid, c in cands.items()})
         if cfg.composite:
-            order = rescore(order, cands, cfg, plan, window, now, session_id, limit)
+            order = rescore(order, cands, cfg, plan, window, now, session_id, limit, self.lifecycle)
         order = demote_routine(order, cands, cfg, plan.about_runs)
         order = diversify(ctx, order, cands, cfg, limit)
         if cfg.exact_floor and rare:

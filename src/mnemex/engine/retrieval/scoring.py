@@ -4,10 +4,13 @@ final = relevance                                   (fused BM25 + dense, with ne
       + w_entity     · min(entity overlap, cap)     (query names the speaker / an entity / a tag)
       + w_session    · [same session as the caller]  (episode boost)
       + w_temporal   · [created inside the query's time window]
-      + w_activation · ACT-R base-level activation   (recency and frequency of use)
-      + w_importance · (importance − 0.5)
-      + w_utility    · utility                       (metadata["utility"], set by the lifecycle)
-then × a trust factor for memories from low-confidence sources.
+      + w_activation · ACT-R base-level activation   (recency and frequency of recall)
+      + w_importance · (importance − 0.5)            (after its half-life decay, `decayed_importance`)
+      + w_utility    · (utility − 0.5)               (feedback, drifting back to the 0.5 prior)
+      + w_strength   · R · (storage − 1)/(max − 1)   (dual strength: recalls held, as far as still retrievable)
+then × a trust factor for memories from low-confidence sources. The lifecycle signals come from
+`engine/lifecycle/strength.assess`; a memory never recalled nor judged gets 0 from utility and
+strength, so a fresh import ranks as it did before the lifecycle existed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta, timezone
 
+from mnemex.config.lifecycle import DEFAULT_LIFECYCLE, LifecycleConfig
 from mnemex.config.retrieval import CompositeWeights
+from mnemex.engine.lifecycle.strength import assess
+from mnemex.engine.lifecycle.strength import actr_activation as base_level
+from mnemex.engine.lifecycle.strength import days_between
 from mnemex.engine.retrieval.query.temporal import TimeWindow
 from mnemex.models import Memory
 
@@ -35,21 +42,14 @@ def memory_entities(memory: Memory) -> frozenset[str]:
 
 
 def actr_activation(memory: Memory, now: datetime, decay: float = 0.5) -> float:
-    """ACT-R base-level activation squashed to 0..1.
-
-    B = ln(1 + uses) − d·ln(1 + age_days), age since the last access (or creation);
-    activation = sigmoid(B + 1.5): 0.82 for a fresh unused memory, about 0.45 after a month,
-    0.2 after a year; each use lifts it.
-    """
-    last = memory.last_accessed_at or memory.created_at
-    age_days = max((_utc(now) - _utc(last)).total_seconds(), 0.0) / 86_400.0
-    base = math.log1p(max(memory.access_count, 0)) - decay * math.log1p(age_days)
-    return 1.0 / (1.0 + math.exp(-(base + 1.5)))
+    """ACT-R base-level activation of `memory` squashed to 0..1 (`strength.actr_activation`):
+    recalls and the time since the last one (or since creation)."""
+    return base_level(memory.access_count, days_between(memory.last_accessed_at or memory.created_at, now), decay)
 
 
 def composite_score(memory: Memory, relevance: float, *, weights: CompositeWeights, now: datetime,
                     entities: frozenset[str], session_id: str | None, window: TimeWindow | None,
-                    why: list[str]) -> float:
+                    why: list[str], lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE) -> float:
     """`relevance` plus the weighted boosts; appends the boosts that fired to `why`."""
     score = relevance
     if entities and weights.entity:
@@ -66,15 +66,31 @@ def composite_score(memory: Memory, relevance: float, *, weights: CompositeWeigh
             score += weights.temporal
             why.append("temporal")
     if weights.activation:
-        act = actr_activation(memory, now)
+        act = actr_activation(memory, now, lifecycle.activation_decay)
         score += weights.activation * act
         if act >= 0.7:
             why.append("recent")
+    state = memory.lifecycle
+    judged, recalled = state.utility_at is not None, state.storage > 1.0
+    # the strength signals only for what needs them: a memory never recalled nor judged costs nothing more
+    held = assess(memory, now, lifecycle) if (weights.importance and weights.importance_decay) \
+        or (weights.utility and judged) or (weights.strength and recalled) else None
     if weights.importance:
-        score += weights.importance * (memory.importance - 0.5)
-    utility = memory.metadata.get("utility") if memory.metadata else None
-    if weights.utility and isinstance(utility, (int, float)):
-        score += weights.utility * max(0.0, min(1.0, float(utility)))
+        importance = held.importance if held is not None and weights.importance_decay else memory.importance
+        score += weights.importance * (importance - 0.5)
+    if weights.utility and judged and held is not None:
+        score += weights.utility * (held.utility - 0.5)
+        if held.utility >= 0.51:
+            why.append("helped")
+        elif held.utility <= 0.49:
+            why.append("misled")
+    if weights.strength and recalled and held is not None:
+        strength = held.held(lifecycle.storage_max)
+        score += weights.strength * strength
+        if strength >= 0.2:
+            why.append("strong")
+    if state.dormant:
+        why.append("dormant")  # only a search that asked for dormant memories sees one
     if memory.pinned and weights.pinned:
         score += weights.pinned
         why.append("pinned")

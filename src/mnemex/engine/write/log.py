@@ -10,15 +10,15 @@ from mnemex.models import Memory, Provenance
 
 
 class WriteLog(Protocol):
-    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
-        """A memory was created (before is None) or changed by `op` at the request of `by`."""
+    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance, *, reason: str = "") -> None:
+        """A memory was created (before is None) or changed by `op` at the request of `by` (and why)."""
 
     def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
         """A relation between two memories was recorded."""
 
 
 class NoLog:
-    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
+    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance, *, reason: str = "") -> None:
         pass
 
     def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
@@ -33,10 +33,11 @@ class JournalLog:
         self.journal = journal
         self._relations_per_memory = relations_per_memory
 
-    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance) -> None:
+    def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance, *, reason: str = "") -> None:
         after_data = after.model_dump(mode="json")
+        detail = {**(who(by, after.project) or {}), **({"reason": reason} if reason else {})}
         self.journal.record_op(op, after.id, by.source, before.model_dump(mode="json") if before else None,
-                               after_data, who(by, after.project))
+                               after_data, detail or None)
         if before is None or before.content != after.content:
             self.journal.add_version(after.id, after.content, after_data, op)
         if before is None or before.entities != after.entities:

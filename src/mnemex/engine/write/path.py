@@ -19,11 +19,13 @@ from datetime import datetime
 from typing import Callable, Sequence
 
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
+from mnemex.config.lifecycle import DEFAULT_LIFECYCLE, LifecycleConfig
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
+from mnemex.engine.lifecycle.strength import recalled as strengthened
 from mnemex.engine.write import formation
 from mnemex.engine.write.formation import CHANNELS, RECORD_KINDS, Skip
 from mnemex.engine.write.log import NoLog, WriteLog
@@ -41,6 +43,7 @@ from mnemex.engine.write.sanitize import (
 )
 from mnemex.errors import InvalidInputError
 from mnemex.models import (
+    Lifecycle,
     Memory,
     MemoryChanges,
     MemoryFilter,
@@ -88,8 +91,9 @@ class WritePath:
                  max_content_chars: int, clock: Callable[[], datetime], log: WriteLog | None = None,
                  vocabulary: Vocabulary | None = None, gate: GateConfig = DEFAULT_GATE,
                  observer: ObserverConfig = DEFAULT_OBSERVER, redaction: RedactionConfig = DEFAULT_REDACTION,
-                 judge: Judge | None = None):
+                 judge: Judge | None = None, lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE):
         self._store = store
+        self._lifecycle = lifecycle
         self._vocabulary = vocabulary
         self._dense = dense
         self._sparse = sparse
@@ -214,7 +218,9 @@ class WritePath:
         """The nearest current memories in the same scope: by embedding, and (subject rules) by BM25,
         so an update in other words still meets the statement whose code names it shares."""
         subject = self._gate.rules == "subject"
-        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, kinds=GATED_KINDS if subject else ())
+        # dormant memories are no neighbours: a statement reinforced into one would vanish from search
+        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, kinds=GATED_KINDS if subject else (),
+                           dormant=False)
         found = {h.id: (h.memory, float(h.score)) for h in self._store.query(
             VectorQuery(dense=vector, filter=flt, limit=k + len(exclude))) if h.id not in exclude}
         lexical: set[str] = set()
@@ -238,8 +244,9 @@ class WritePath:
         if d.action == WriteAction.SKIPPED:
             return WriteOutcome(action=d.action, affected_ids=(target.id,) if target else (), reason=d.reason)
         if d.action == WriteAction.REINFORCED and target is not None:
-            after = target.model_copy(update={
+            after = target.model_copy(update={  # met again: as a recall, it strengthens (seed 001)
                 "access_count": target.access_count + 1, "last_accessed_at": now,
+                "lifecycle": strengthened(target, now, self._lifecycle),
                 "importance": max(target.importance, memory.importance),
                 "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
                 "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
@@ -282,16 +289,16 @@ class WritePath:
 
     # -------------------------------------------------------------- editing
     def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool,
-                by: Provenance | None = None) -> Memory:
+                by: Provenance | None = None, reason: str = "") -> Memory:
         """Write a new version of an existing memory (same id); returns it, validated. `by` is
-        who asked (default: the memory's own provenance)."""
+        who asked (default: the memory's own provenance); `reason` goes into the audit row."""
         after = Memory.model_validate(after.model_dump())
         if reembed:
             text = embedding_text(after)
             self._store_points([(after, self._dense.embed_documents([text])[0], text)])
         else:
             self._store.save(after)
-        self._log.wrote(op, before, after, by or after.provenance)
+        self._log.wrote(op, before, after, by or after.provenance, reason=reason)
         return after
 
     def amend(self, before: Memory, changes: MemoryChanges, *, by: Provenance) -> Memory:
@@ -322,11 +329,14 @@ class WritePath:
         })
         return self.replace(before, after, op="forget", reembed=False, by=by)
 
-    def touch(self, memories: Sequence[Memory]) -> None:
-        """Record that the memories were read (access count and time): what recall feeds activation."""
-        now = self._clock()
-        for memory in memories:
-            self._store.mark_accessed(memory.id, memory.access_count + 1, now)
+    def touch(self, memories: Sequence[Memory], lifecycles: Sequence[Lifecycle | None] | None = None,
+              *, at: datetime | None = None) -> None:
+        """Record that the memories were read (access count and time, and the lifecycle state the
+        read changed: one payload write per memory, as before): what recall feeds activation and strength."""
+        now = at or self._clock()
+        states = lifecycles if lifecycles is not None else [None] * len(memories)
+        for memory, state in zip(memories, states):
+            self._store.mark_accessed(memory.id, memory.access_count + 1, now, state)
 
     def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
         """Rebuild the vectors of stored memories as the current encoders make them (sparse always,

@@ -1,0 +1,104 @@
+"""The tier policy on plain memories: promotion and demotion rules of the three presets."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from mnemex.config.lifecycle import LifecycleConfig, TierSpec
+from mnemex.engine.lifecycle.policy import decide, over_capacity
+from mnemex.engine.lifecycle.strength import assess
+from mnemex.models import Lifecycle, Memory, MemoryKind
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+DEFAULT = LifecycleConfig()
+CONTINUUM = LifecycleConfig(preset="continuum")
+HOT_WARM_COLD = LifecycleConfig(preset="lifecycle")
+
+
+def _memory(kind=MemoryKind.FACT, *, days=100.0, idle=None, n=1, tier=None, utility=0.5, judged=True,
+            recalls=0, recent=(), **fields) -> Memory:
+    created = NOW - timedelta(days=days)
+    last = NOW - timedelta(days=idle) if idle is not None else None
+    state = Lifecycle(tier=tier, utility=utility, utility_at=NOW if judged else None,
+                      recent_accesses=tuple(NOW - timedelta(days=d) for d in recent), **fields.pop("state", {}))
+    return Memory(id=f"00000000-0000-0000-0000-{n:012d}", content="x", kind=kind, created_at=created,
+                  recorded_at=created, valid_from=created, access_count=recalls, last_accessed_at=last,
+                  lifecycle=state, **fields)
+
+
+def test_episodic_memories_are_promoted_by_recalls_sustained_utility_or_shared_entities():
+    move = decide(_memory(recalls=3, idle=1), NOW, DEFAULT)
+    assert (move.source, move.target, move.direction, move.reason) == ("episodic", "semantic", "promote", "3 recalls")
+    assert decide(_memory(recalls=2, idle=1), NOW, DEFAULT) is None
+    assert decide(_memory(days=8, utility=0.75), NOW, DEFAULT).target == "semantic"
+    assert decide(_memory(days=5, utility=0.75), NOW, DEFAULT) is None  # not sustained long enough
+    assert decide(_memory(days=5), NOW, DEFAULT, entity_sessions=3).reason.startswith("an entity shared with 3")
+    assert decide(_memory(days=5), NOW, DEFAULT, entity_sessions=2) is None
+
+
+def test_demotion_to_dormant_needs_idle_time_and_low_utility():
+    move = decide(_memory(tier="semantic", idle=61, utility=0.1), NOW, DEFAULT)
+    assert (move.target, move.direction) == ("dormant", "demote")
+    assert "idle 61.0 days" in move.reason and "utility 0.10" in move.reason
+    assert decide(_memory(tier="semantic", idle=61, utility=0.3), NOW, DEFAULT) is None
+    assert decide(_memory(tier="semantic", idle=30, utility=0.1), NOW, DEFAULT) is None
+    assert decide(_memory(idle=61, utility=0.1), NOW, DEFAULT).source == "episodic"
+
+
+def test_demotion_reads_the_judged_utility_not_its_drift_back_to_the_prior():
+    stale = _memory(tier="semantic", idle=90, utility=0.1, state={})
+    stale = stale.model_copy(update={"lifecycle": stale.lifecycle.model_copy(
+        update={"utility_at": NOW - timedelta(days=90)})})
+    assert assess(stale, NOW, DEFAULT).utility > 0.4           # drifted most of the way back
+    assert decide(stale, NOW, DEFAULT).target == "dormant"     # the verdict still counts
+
+
+def test_truth_anchors_flashbulbs_and_permanent_kinds_never_go_dormant():
+    low = dict(tier="semantic", idle=61, utility=0.1)
+    assert decide(_memory(pinned=True, **low), NOW, DEFAULT) is None
+    assert decide(_memory(immutable=True, **low), NOW, DEFAULT) is None
+    assert decide(_memory(metadata={"flashbulb": True}, **low), NOW, DEFAULT) is None
+    for kind in (MemoryKind.CORRECTION, MemoryKind.PREFERENCE, MemoryKind.ENTITY):
+        assert decide(_memory(kind, **low), NOW, DEFAULT) is None
+
+
+def test_minimum_retention_holds_a_memory_out_of_dormancy_until_its_age():
+    quick = DEFAULT.model_copy(update={"tiers": {
+        **DEFAULT.tier_table, "semantic": TierSpec(ttl_days=10, demote_utility_below=0.2, demote_to="dormant")}})
+    assert decide(_memory(MemoryKind.DECISION, tier="semantic", days=30, idle=20, utility=0.1), NOW, quick) is None
+    assert decide(_memory(MemoryKind.DECISION, tier="semantic", days=50, idle=20, utility=0.1), NOW, quick).target == "dormant"
+
+
+def test_continuum_demotes_on_ttl_or_importance_and_promotes_on_surprise():
+    assert decide(_memory(idle=2, judged=False), NOW, CONTINUUM).target == "glacial"        # slow: 1 day TTL
+    low = _memory(days=1, idle=0.5, judged=False, importance=0.4)  # 0.4 x 0.5^(1/180) = 0.398: over 0.3
+    assert decide(low, NOW, CONTINUUM) is None
+    fading = _memory(days=1, idle=0.5, judged=False, importance=0.2)
+    assert "importance 0.20" in decide(fading, NOW, CONTINUUM).reason
+    move = decide(_memory(tier="medium", idle=0.01, judged=False, state={"surprise": 0.8}), NOW, CONTINUUM)
+    assert (move.target, move.reason) == ("fast", "surprise 0.80")
+    assert decide(_memory(tier="glacial", idle=30, judged=False), NOW, CONTINUUM) is None  # nowhere lower
+
+
+def test_hot_warm_cold_counts_recalls_within_the_access_window():
+    assert decide(_memory(recalls=1, recent=(2,), idle=2, judged=False), NOW, HOT_WARM_COLD).target == "warm"
+    assert decide(_memory(recalls=1, recent=(10,), idle=10, judged=False), NOW, HOT_WARM_COLD) is None
+    warm = _memory(tier="warm", recalls=5, recent=(30, 6, 3, 1), idle=1, judged=False)
+    assert decide(warm, NOW, HOT_WARM_COLD).reason == "3 recalls in 7 days"
+    assert decide(_memory(tier="hot", idle=2 / 24, judged=False), NOW, HOT_WARM_COLD).target == "warm"
+    assert decide(_memory(tier="warm", idle=8, judged=False), NOW, HOT_WARM_COLD).target == "cold"
+
+
+def test_a_tier_over_capacity_hands_down_its_weakest_members():
+    spec = DEFAULT.tier_table["working"]
+    members = [_memory(tier="working", n=i, idle=0, judged=False,
+                       state={"storage": 1.0 + i}) for i in range(11)]
+    members[0] = members[0].model_copy(update={"pinned": True})
+    moves = over_capacity([(m, assess(m, NOW, DEFAULT)) for m in members], spec, "working", DEFAULT)
+    assert [m.memory_id[-2:] for m in moves] == ["01", "02"]  # the weakest movable two; the pinned one stays
+    assert all(m.target == "episodic" for m in moves)
+
+
+def test_a_tier_the_table_no_longer_has_sends_the_memory_to_the_entry_tier():
+    move = decide(_memory(tier="glacial", judged=False), NOW, DEFAULT)
+    assert (move.source, move.target) == ("glacial", "episodic")

@@ -1,0 +1,66 @@
+"""rate_memory and the dormant filter of search_memory and list_memories through the SDK's in-process client."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+
+from tests.helpers import call_ok as _call
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_rate_memory_moves_utility_and_counts_verdicts(server, engine):
+    async with Client(server) as c:
+        made = await _call(c, "memorize", {"content": "Integration tests need the compose stack up", "kind": "fact"})
+        out = await _call(c, "rate_memory", {"id": made["id"][:8], "verdict": "helped"})
+        assert out == {"id": made["id"], "verdict": "helped", "utility": 0.55, "helped": 1, "misled": 0, "tier": None}
+        out = await _call(c, "rate_memory", {"id": made["id"], "verdict": "misled"})
+        assert (out["utility"], out["helped"], out["misled"]) == (0.495, 1, 1)
+    ops = [o for o in engine.journal.ops(memory_id=made["id"]) if o.op == "feedback"]
+    assert [o.detail["reason"] for o in ops] == ["misled", "helped"]
+
+
+@pytest.mark.parametrize("args", [
+    {"id": "00000000-0000-0000-0000-000000000000", "verdict": "helped"},
+    {"id": "not-an-id", "verdict": "misled"},
+])
+async def test_rate_memory_of_an_unknown_memory_is_invalid_params(server, args):
+    async with Client(server) as c:
+        with pytest.raises(MCPError) as err:
+            await c.call_tool("rate_memory", args)
+        assert err.value.error.code == INVALID_PARAMS
+
+
+@pytest.mark.parametrize("verdict", ["great", "", None, 1])
+async def test_rate_memory_rejects_a_verdict_other_than_helped_or_misled(server, engine, verdict):
+    async with Client(server) as c:
+        made = await _call(c, "memorize", {"content": "The CI runs on two cores", "kind": "fact"})
+        try:
+            result = await c.call_tool("rate_memory", {"id": made["id"], "verdict": verdict})
+        except MCPError as exc:
+            assert exc.error.code == INVALID_PARAMS
+        else:  # schema validation by the SDK: a tool error the model can read
+            assert result.is_error and "verdict" in result.content[0].text
+    assert engine.get(made["id"]).lifecycle.utility_at is None  # nothing changed
+
+
+async def test_search_memory_finds_dormant_memories_only_when_asked(server, engine):
+    async with Client(server) as c:
+        made = await _call(c, "memorize", {"content": "The staging database is reset every Sunday night", "kind": "note"})
+        for _ in range(9):
+            await _call(c, "rate_memory", {"id": made["id"], "verdict": "misled"})
+        stale = engine.get(made["id"])
+        engine.store.save(stale.model_copy(update={"lifecycle": stale.lifecycle.model_copy(
+            update={"tier": "dormant", "dormant": True})}))  # as the sweep leaves it (tested in tests/engine)
+        query = {"query": "when is the staging database reset?", "min_confidence": 0}
+        assert (await _call(c, "search_memory", query))["count"] == 0
+        found = await _call(c, "search_memory", {**query, "include_dormant": True})
+        assert [h["id"] for h in found["results"]] == [made["id"]]
+        assert (await _call(c, "list_memories", {}))["count"] == 0  # list_memories leaves it out too
+        listed = await _call(c, "list_memories", {"include_dormant": True})
+        assert [h["id"] for h in listed["results"]] == [made["id"]]
+        await _call(c, "recall_memory", {"ids": [made["id"]]})  # explicit access reactivates it
+        assert [h["id"] for h in (await _call(c, "search_memory", query))["results"]] == [made["id"]]
