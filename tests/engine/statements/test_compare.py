@@ -230,3 +230,11 @@ def test_a_warning_not_to_change_it_and_a_restated_fact_replace_nothing():
     assert restated.restating
     assert compare(read("Message IDs are UUIDv7s generated on the server."), restated, 0.6).relation is not Relation.REPLACES
     assert read("The `billing-worker` service exposes its metrics on 9091.").head == {"billingworker", "servic"}
+
+
+def test_like_things_told_apart_by_a_number_in_the_subject_stay_apart():
+    """An import of 'Service number N listens on port 9000+N' rows chain-superseded 499 of 500."""
+    old, new = read("Service number 5 listens on port 9005."), read("Service number 6 listens on port 9006.")
+    assert compare(old, new, 0.9).relation is not Relation.REPLACES
+    assert compare(read("The API listens on port 8080."), read("The API listens on port 9090 now."), 0.8).relation \
+        is Relation.REPLACES

@@ -181,6 +181,9 @@ def conflict(old: Statement, new: Statement) -> str:
     kind = (new.head & old.head) - new.names - old.names
     if new_names and old_names and kind:  # "the `spectator` crate" beside "the `lobby` crate"
         return f"about another {sorted(kind)[0]} ({sorted(new_names)[0]})"
+    if old.head_numbers and new.head_numbers and old.head_numbers != new.head_numbers and old.head & new.head:
+        # "Shard 3 holds ..." beside "Shard 4 holds ...": one of several like things, told by its number
+        return f"about another {sorted(old.head & new.head)[0]} ({sorted(new.head_numbers)[0]})"
     if new.additive:
         return "it adds to it (also, too)"
     return ""

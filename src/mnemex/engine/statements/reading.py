@@ -304,6 +304,9 @@ class Statement:
     """KEY=value settings it gives (key normalised, value lower-cased)."""
     additive: bool = False
     """It says it adds to something ("too", "also", "as well", "in addition")."""
+    head_numbers: frozenset[str] = frozenset()
+    """Plain numbers and counts in its subject ("Shard 3 holds ...", "Service number 5 listens ..."):
+    they tell one of several like things from another."""
     parts: frozenset[str] = frozenset()
     """Stems of the words inside its code names and paths (`Riverchat.Roster` -> riverchat, roster):
     "the roster module" names what `Riverchat.Roster` is."""
@@ -374,7 +377,9 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
-                     parts=_parts(main_text))
+                     parts=_parts(main_text),
+                     head_numbers=frozenset(v.text for v in head.values
+                                            if v.kind == "number" or v.kind.startswith("count:")))
 
 
 _NAMEISH = re.compile(r"`([^`]+)`|\b([A-Za-z][\w-]*(?:[./_][\w-]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
