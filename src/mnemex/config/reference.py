@@ -110,5 +110,59 @@ def _value(value: Any) -> str | None:
     return json.dumps(str(value))
 
 
+MARKDOWN_HEADER = """\
+# Configuration reference
+
+Generated from the settings model (`python -m mnemex.config.reference --markdown > docs/configuration.md`);
+do not edit. mnemex reads a TOML file (Linux: `~/.config/mnemex/config.toml`, macOS:
+`~/Library/Application Support/mnemex/config.toml`; `MNEMEX_CONFIG` points at another) and the
+environment: every key below is also `MNEMEX_<SECTION>__<KEY>` (nested sections joined by `__`),
+e.g. `MNEMEX_STORE__URL=http://qdrant:6333`; the environment wins. Unknown keys and invalid values
+stop mnemex at startup with one line naming the key. The commented TOML with the same content is
+[`configs/mnemex.toml`](../configs/mnemex.toml).
+"""
+
+
+def _pipe(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown() -> str:
+    """The same tree as one Markdown table per section: key, default, what it does."""
+    lines = [MARKDOWN_HEADER]
+    _md(lines, Settings, Settings.model_construct(), "", top=True)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _md(lines: list[str], model: type[BaseModel], value: BaseModel, path: str, top: bool = False) -> None:
+    rows, tables = [], []
+    for name, field in model.model_fields.items():
+        current = getattr(value, name, None)
+        if isinstance(current, BaseModel) or (isinstance(current, dict) and current
+                                               and all(isinstance(v, BaseModel) for v in current.values())):
+            tables.append((name, field.description, current))
+            continue
+        shown = EXAMPLES.get(name) if top and name in EXAMPLES else _value(current)
+        default = f"`{shown}`" if shown is not None else "unset"
+        text = " ".join((field.description or "").split())
+        rows.append(f"| `{name}` | {_pipe(default)} | {_pipe(text)} |")
+    if rows:
+        lines += ["| key | default | description |", "|---|---|---|", *rows, ""]
+    for name, description, current in tables:
+        sub = f"{path}.{name}" if path else name
+        lines += [f"{'#' * min(2 + sub.count('.'), 6)} [{sub}{'.*' if isinstance(current, dict) else ''}]", ""]
+        if isinstance(current, dict):  # one table per key, described once
+            if description:
+                lines += [" ".join(description.split()), ""]
+            for key, item in current.items():
+                lines += [f"{'#' * min(3 + sub.count('.'), 6)} [{sub}.{_key(key)}]", ""]
+                _md(lines, type(item), item, f"{sub}.{_key(key)}")
+            continue
+        text = description or section_doc(type(current))
+        if text:
+            lines += [" ".join(text.split()), ""]
+        _md(lines, type(current), current, sub)
+
+
 if __name__ == "__main__":
-    sys.stdout.write(render())
+    sys.stdout.write(render_markdown() if "--markdown" in sys.argv[1:] else render())
