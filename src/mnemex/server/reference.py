@@ -45,10 +45,10 @@ def _type(schema: dict[str, Any], defs: dict[str, Any]) -> str:
         kinds = [_type(s, defs) for s in schema["anyOf"] if s.get("type") != "null"]
         return " or ".join(kinds) + (" or null" if any(s.get("type") == "null" for s in schema["anyOf"]) else "")
     if "enum" in schema:
-        return " \\| ".join(f"`{v}`" for v in schema["enum"])
+        return " | ".join(f"`{v}`" for v in schema["enum"])  # (escaped for the table by _cell)
     if schema.get("type") == "array":
         return f"list of {_type(schema.get('items', {}), defs)}"
-    kind = schema.get("type", "any")
+    kind = schema.get("type", "any") + (f" ({schema['format']})" if "format" in schema else "")
     limits = [f"{word} {schema[key]}" for key, word in (("minimum", "≥"), ("maximum", "≤"), ("minLength", "length ≥"),
                                                          ("maxLength", "length ≤"), ("maxItems", "items ≤"))
               if key in schema]
