@@ -47,10 +47,7 @@ def _fields(lines: list[str], model: type[BaseModel], value: BaseModel, prefix: 
             lines.append(f"# {name} = {EXAMPLES[name]}")
             lines.append("")
             continue
-        if isinstance(current, BaseModel):
-            tables.append((name, field.description, current))
-            continue
-        if isinstance(current, dict) and current and all(isinstance(v, BaseModel) for v in current.values()):
+        if _is_table(current):
             tables.append((name, field.description, current))
             continue
         _describe(lines, field.description)
@@ -74,6 +71,12 @@ def _fields(lines: list[str], model: type[BaseModel], value: BaseModel, prefix: 
         lines.append(f"[{path}]")
         _describe(lines, description or section_doc(type(current)))
         _fields(lines, type(current), current, prefix=f"{path}.")
+
+
+def _is_table(value: Any) -> bool:
+    """A section (a model) or a table of sections keyed by name: rendered as its own table(s)."""
+    return isinstance(value, BaseModel) or (isinstance(value, dict) and bool(value)
+                                            and all(isinstance(v, BaseModel) for v in value.values()))
 
 
 def section_doc(model: type[BaseModel]) -> str:
@@ -138,8 +141,7 @@ def _md(lines: list[str], model: type[BaseModel], value: BaseModel, path: str, t
     rows, tables = [], []
     for name, field in model.model_fields.items():
         current = getattr(value, name, None)
-        if isinstance(current, BaseModel) or (isinstance(current, dict) and current
-                                               and all(isinstance(v, BaseModel) for v in current.values())):
+        if _is_table(current):
             tables.append((name, field.description, current))
             continue
         shown = EXAMPLES.get(name) if top and name in EXAMPLES else _value(current)

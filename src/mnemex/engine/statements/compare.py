@@ -111,10 +111,10 @@ class Evidence:
     missing: frozenset[str]
     negation_flip: bool
     named_again: frozenset[Value] = frozenset()
-    same_shape: bool = False
-    """A gone name and a new one of the very same shape, other than a plain name."""
     """Values the older one gives that the newer one names again (in a reason, as the old one)
     beside a new value of the same kind: "moved to 8600 because 8000 clashes"."""
+    same_shape: bool = False
+    """A gone name and a new one of the very same shape, other than a plain name (implies `swapped`)."""
 
 
 def evidence(old: Statement, new: Statement) -> Evidence:
@@ -136,10 +136,9 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     missing = frozenset(old_keys - new_keys)
     old_shapes, new_shapes = dict(old.shapes), dict(new.shapes)
     # a name replaced by another of the same kind (a tool by a tool, a path by a path, a function by a function)
-    swapped = any(shapes_compatible(old_shapes.get(g, "name"), new_shapes.get(c, "name"))
-                  for g in gone_names for c in came_names)
-    same_shape = any(old_shapes.get(g, "name") == new_shapes.get(c, "name") != "name"
-                     for g in gone_names for c in came_names)
+    pairs = [(old_shapes.get(g, "name"), new_shapes.get(c, "name")) for g in gone_names for c in came_names]
+    swapped = any(shapes_compatible(a, b) for a, b in pairs)
+    same_shape = any(a == b != "name" for a, b in pairs)
     # the subject is what remains once a swapped name (the old value) is set aside
     about = old_keys - gone_names if swapped and old_keys - gone_names else old_keys
     subject = _share(new_keys, about, old, new)
@@ -248,7 +247,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         why_not = conflict(old, new)
         if why_not:
             return Verdict(Relation.MAY_REPLACE, f"{sure}, but {why_not}", about)
-        return Verdict(Relation.REPLACES, sure, about, e.subject, e.swapped and e.same_shape)
+        return Verdict(Relation.REPLACES, sure, about, e.subject, e.same_shape)
     if _restates(old, new, e, similarity):
         return Verdict(Relation.RESTATES, "adds nothing new", about)
     if cue >= 0.5 and about >= limits.maybe and (changed or e.negation_flip or e.came_values or e.left_hit):
