@@ -1,6 +1,6 @@
 """The `mnemex` command. A composition root: it alone reads the settings for its process.
 
-One module a group of verbs: `service` (serve, init, token, daemon, doctor, hook), `memories`
+One module a group of verbs: `service` (serve, init, token, daemon, viewer, doctor, hook), `memories`
 (add, show, update, pin, unpin, forget), `browse` (search, list/recent, timeline, history,
 related, link, stats), `transfer` (export, import, reindex). Every verb works in-process when
 no daemon owns the store and through a tool call to the daemon when one does (`access.py`).

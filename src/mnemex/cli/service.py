@@ -1,4 +1,4 @@
-"""Commands that run or set up mnemex: serve, init, token, daemon, doctor, hook."""
+"""Commands that run or set up mnemex: serve, init, token, daemon, viewer, doctor, hook."""
 
 from __future__ import annotations
 
@@ -70,6 +70,15 @@ def register(sub: Any) -> None:
                         "(exit 0 either way, 1 if it runs but does not answer); stop: shut it down gracefully")
     json_flag(d)
     d.set_defaults(func=cmd_daemon)
+
+    v = command(sub, "viewer", "open the memory viewer in your browser (served by the daemon on 127.0.0.1)",
+                "mnemex viewer", "mnemex viewer --no-open",
+                details="Starts the daemon if needed; the printed link carries an access key (keep it to "
+                        "yourself). The port is server.viewer_port (0 = any free port)")
+    v.add_argument("--no-open", action="store_true",
+                   help="only print the link (also what happens without a terminal or a display)")
+    json_flag(v)
+    v.set_defaults(func=cmd_viewer)
 
     doc = command(sub, "doctor", "check model, store, daemon and config; say how to fix problems", "mnemex doctor")
     doc.set_defaults(func=cmd_doctor)
@@ -167,6 +176,38 @@ def status_text(status: dict[str, Any]) -> str:
     state = "running" if status["answering"] else "running but NOT answering (see the log; `mnemex daemon stop`)"
     return (f"mnemex daemon: {state} (pid {status['pid']}{up})\n  data dir: {status['data_dir']}\n"
             f"  socket:   {status['socket']}\n  log:      {status['log']}\n  idle:     {leaves}")
+
+
+def cmd_viewer(args: argparse.Namespace) -> int:
+    from mnemex.server.daemon_client import open_viewer
+
+    info = open_viewer(load())
+    if args.json:
+        print_json(info)
+        return 0
+    print(info["open_url"])
+    opened = not args.no_open and _can_open_browser() and _open_browser(info["open_url"])
+    print(f"mnemex: memory viewer on {info['url']} (daemon pid {info['pid']})"
+          + ("; opened in your browser" if opened else "; open the link above in a browser"), file=sys.stderr)
+    return 0
+
+
+def _can_open_browser() -> bool:
+    """A person at a terminal with a graphical session (a text browser would take over the terminal)."""
+    import os
+
+    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+        return False
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _open_browser(url: str) -> bool:
+    import webbrowser
+
+    try:
+        return bool(webbrowser.open(url, new=2))
+    except webbrowser.Error:
+        return False
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

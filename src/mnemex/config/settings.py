@@ -81,6 +81,9 @@ class ServerSettings(Frozen):
     daemon_idle_seconds: float = Field(4 * 3600, ge=0, description=(
         "The daemon exits after this many seconds without a request (MNEMEX_SERVER__DAEMON_IDLE_SECONDS); the "
         "next client or command starts it again. 0 = never."))
+    viewer_port: int = Field(0, ge=0, le=65535, description=(
+        "Loopback TCP port of the memory viewer (`mnemex viewer`), which the daemon opens on first use "
+        "(MNEMEX_SERVER__VIEWER_PORT); 0 = any free port, recorded in the run dir's viewer.json."))
     allowed_hosts: tuple[str, ...] = Field(
         (), description="Extra Host header values the HTTP transports accept: `name`, `name:port` or `name:*` "
                         "(MNEMEX_SERVER__ALLOWED_HOSTS, a JSON list). A bare name also allows it with any port.")

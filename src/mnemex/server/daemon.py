@@ -1,5 +1,8 @@
 """The per-store daemon: owns the embedded store and serves MCP (streamable HTTP) on a Unix socket.
 
+On request (`mnemex viewer`) it also serves the memory viewer on a loopback TCP port
+(`server/viewer/listener.py`); MCP itself is never served on TCP here.
+
 Run in the foreground with `python -m mnemex.server.daemon` (what the relay spawns) or
 `mnemex daemon run`. One daemon per store: it takes the owner lock in the run dir first, and
 exits 0 when another daemon already holds it. Each request's project comes from the
@@ -43,15 +46,22 @@ class Activity:
         self.last = time.monotonic()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        await self.counted(self.app, scope, receive, send)
+
+    async def counted(self, app: Any, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         self.in_flight += 1
         try:
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
         finally:
             self.in_flight -= 1
             self.last = time.monotonic()
+
+    def wrap(self, app: Any) -> Any:
+        """Another app (the viewer's listener) whose requests count here too."""
+        return lambda scope, receive, send: self.counted(app, scope, receive, send)
 
     def idle_for(self) -> float:
         return 0.0 if self.in_flight else time.monotonic() - self.last
@@ -180,9 +190,13 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     ingester = Ingester.for_settings(engine, settings)
     runtime = ToolRuntime.from_settings(engine, settings)
     runtime.before_session = lambda: ingester.run(wait=5.0)  # the last session's episode and fixes first
+    from mnemex.server.viewer.listener import ViewerEndpoint, ViewerListener
+
     server = build_server(runtime)
     app = server.streamable_http_app(transport_security=socket_security())
     activity = Activity(HookEndpoint(app, settings.data_dir, runtime))  # hooks hand their events over here
+    viewer = ViewerListener(engine, files, settings.server.viewer_port, wrap=activity.wrap)
+    activity.app = ViewerEndpoint(activity.app, viewer)  # `mnemex viewer` opens its loopback listener here
     write_server_info(files, server)
     config = uvicorn.Config(activity, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5, http="h11", ws="none")
@@ -198,6 +212,7 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
         await uv.serve(sockets=[sock])
     finally:
         task.cancel()
+        await viewer.close()
         sock.close()
 
 

@@ -360,6 +360,30 @@ def daemon_status(settings: Any) -> dict[str, Any]:
     }
 
 
+def open_viewer(settings: Any, *, timeout: float = 30.0) -> dict[str, Any]:
+    """Start the daemon if needed and have it open the memory viewer (`server/viewer/`); returns
+    {"url", "open_url" (with the access key), "port", "pid"}. DaemonError says what went wrong."""
+    sock = ensure_daemon(settings)
+    conn = UnixHTTPConnection(sock, timeout=timeout)
+    try:
+        conn.request("POST", "/mnemex/viewer", body=b"", headers={"Content-Length": "0"})
+        resp = conn.getresponse()
+        raw = resp.read()
+    except (OSError, http.client.HTTPException) as exc:
+        raise DaemonError(f"the mnemex daemon did not open the viewer: {exc}") from exc
+    finally:
+        conn.close()
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = {}
+    if resp.status != 200 or not isinstance(body, dict) or "open_url" not in body:
+        detail = body.get("error") if isinstance(body, dict) else None
+        raise DaemonError(detail or f"the mnemex daemon answered {resp.status} to the viewer request: is it an "
+                                    "older version? `mnemex daemon stop`, then retry")
+    return body
+
+
 def stop_daemon(settings: Any, *, timeout: float = 15.0) -> bool:
     """Ask the store's daemon to shut down gracefully (SIGTERM: it flushes the store), SIGKILL
     after `timeout`; False if no daemon was running."""

@@ -1,8 +1,9 @@
 """The files of one store's daemon, and the lock that makes its owner unique.
 
 Everything lives in `Settings.run_dir` (mode 0700): `daemon.sock` (mode 0600), `daemon.pid`,
-`daemon.lock`, `daemon.log` and `server.json` (the daemon's initialize answer, which relays
-replay while a daemon starts). Whoever opens the embedded store in-process (the daemon, a
+`daemon.lock`, `daemon.log`, `server.json` (the daemon's initialize answer, which relays
+replay while a daemon starts) and, once `mnemex viewer` asked for it, `viewer.json` (mode 0600:
+the viewer's loopback URL and access key). Whoever opens the embedded store in-process (the daemon, a
 direct server, a CLI command) first takes an exclusive `flock` on `daemon.lock` and writes
 its role and pid into it, so exactly one process owns a store even when two clients start
 at the same instant. The kernel drops the lock when its holder dies (even on SIGKILL), so
@@ -76,6 +77,11 @@ class RunFiles:
     @property
     def info_file(self) -> Path:
         return self.run_dir / "server.json"
+
+    @property
+    def viewer_file(self) -> Path:
+        """`viewer.json` (mode 0600): the viewer's URL and access key, while the daemon serves it."""
+        return self.run_dir / "viewer.json"
 
     @property
     def socket(self) -> Path:
@@ -169,7 +175,7 @@ class RunFiles:
 
     def remove_runtime_files(self) -> None:
         """Remove the pid and socket files (call only while holding the lock, or when it is free)."""
-        for path in (self.pid_file, self.socket):
+        for path in (self.pid_file, self.socket, self.viewer_file):
             try:
                 path.unlink()
             except FileNotFoundError:

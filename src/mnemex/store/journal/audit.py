@@ -71,3 +71,11 @@ class AuditLog(Database):
         rows = self._conn().execute(sql, (*args, int(limit))).fetchall()
         return [OpRecord(r[0], datetime.fromisoformat(r[1]), r[3], r[4], r[5], _loads(r[6]), _loads(r[7]),
                          _loads(r[8]), bool(r[9])) for r in rows]
+
+    def ops_by_day(self, *, days: int = 90) -> list[tuple[str, str, int]]:
+        """(UTC day, op, count) of the write ops of the last `days` days, oldest first (reads excluded)."""
+        since = datetime.now(timezone.utc).timestamp() - days * 86400
+        rows = self._conn().execute(
+            "SELECT date(ts_epoch, 'unixepoch') AS day, op, COUNT(*) FROM ops WHERE ts_epoch >= ? "
+            "AND op NOT IN ('search', 'recall') GROUP BY day, op ORDER BY day, op", (since,)).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]

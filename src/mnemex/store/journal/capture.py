@@ -6,7 +6,7 @@ counted twice. Sessions are consolidated from here into episodes and procedures.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Sequence
 
 from mnemex.store.journal.audit import AuditLog
@@ -31,6 +31,20 @@ class CaptureEvent:
     duration_ms: int | None = None
     files: tuple[str, ...] = ()
     memory_id: str | None = None   # the tool-event memory that holds it
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One captured session in one project: when it ran and how much it did."""
+
+    session: str
+    project: str
+    started: datetime
+    ended: datetime
+    events: int
+    tool_uses: int
+    failures: int
+    prompts: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +113,26 @@ class CaptureLog(AuditLog):
             f"SELECT {_COLUMNS} FROM capture_events WHERE session = ? AND project = ? ORDER BY at_epoch, rowid",
             (session, project)).fetchall()
         return [_event(r) for r in rows]
+
+    def sessions(self, project: str | None = None, *, limit: int = 50) -> list[SessionSummary]:
+        """The captured sessions, most recent first: all projects when `project` is None."""
+        where, args = ("WHERE project = ?", [project]) if project else ("", [])
+        rows = self._conn().execute(
+            "SELECT session, project, MIN(at_epoch), MAX(at_epoch), COUNT(*), SUM(kind = 'tool'), SUM(failed), "
+            f"SUM(kind = 'prompt') FROM capture_events {where} GROUP BY session, project "
+            "ORDER BY MAX(at_epoch) DESC LIMIT ?", [*args, int(limit)]).fetchall()
+        return [SessionSummary(r[0], r[1], datetime.fromtimestamp(r[2], timezone.utc),
+                               datetime.fromtimestamp(r[3], timezone.utc), r[4], r[5] or 0, r[6] or 0, r[7] or 0)
+                for r in rows]
+
+    def capture_by_day(self, project: str | None = None, *, days: int = 90) -> list[tuple[str, int, int]]:
+        """(UTC day, events, failed tool uses) of the last `days` days of capture, oldest first."""
+        since = datetime.now(timezone.utc).timestamp() - days * 86400
+        where, args = ("AND project = ?", [project]) if project else ("", [])
+        rows = self._conn().execute(
+            "SELECT date(at_epoch, 'unixepoch') AS day, COUNT(*), SUM(failed) FROM capture_events "
+            f"WHERE at_epoch >= ? {where} GROUP BY day ORDER BY day", [since, *args]).fetchall()
+        return [(r[0], r[1], r[2] or 0) for r in rows]
 
     def tool_stats(self, project: str | None = None, *, limit: int = 50) -> list[ToolStat]:
         """Per-tool statistics (Bash: per command), most used first; all projects when None."""

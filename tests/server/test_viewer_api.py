@@ -1,0 +1,162 @@
+"""The viewer's JSON API over the real engine (embedded store, real model) through Starlette's
+TestClient: reads (search with why, filters, history, relations, stats), writes through the
+engine with their audit rows, and the guard (Host, Origin, access key, CSRF, POST only)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemex.models import MemoryKind, NewMemory, Provenance, Scope
+
+PORT = 48123
+BASE = f"http://127.0.0.1:{PORT}"
+PROJECT = "/work/proj"
+
+
+@pytest.fixture
+def seeded(engine):
+    def add(content: str, kind: MemoryKind, **kw):
+        out = engine.memorize(NewMemory(content=content, kind=kind, project=PROJECT, **kw), project=PROJECT)
+        return out.id
+
+    ids = {
+        "deploy": add("We deploy the billing service with `make release` from the main branch.", MemoryKind.PROCEDURE),
+        "port": add("The payments API listens on port 8443 in staging.", MemoryKind.FACT, tags=("payments",)),
+        "style": add("Use ruff format with a line length of 120 for all Python code.", MemoryKind.CONVENTION,
+                     scope=Scope.GLOBAL),
+        "sleepy": add("The legacy cron box is called hermes and runs nightly exports.", MemoryKind.FACT),
+    }
+    engine.explore.link(ids["deploy"], ids["port"], "related_to")
+    m = engine.get(ids["sleepy"])
+    engine.writer.replace(m, m.model_copy(update={"lifecycle": m.lifecycle.model_copy(
+        update={"tier": "dormant", "dormant": True})}), op="demote", reembed=False, by=Provenance(source="test"))
+    return ids
+
+
+@pytest.fixture
+def client(engine, seeded):
+    from starlette.testclient import TestClient
+
+    from mnemex.server.viewer.app import ViewerSecrets, build_viewer_app
+
+    secrets = ViewerSecrets()
+    app = build_viewer_app(engine, secrets, lambda: PORT)
+    with TestClient(app, base_url=BASE) as c:
+        r = c.get(f"/viewer/?key={secrets.key}", follow_redirects=False)
+        assert r.status_code == 303 and "mnemex_viewer=" in r.headers["set-cookie"]
+        assert "httponly" in r.headers["set-cookie"].lower() and "samesite=strict" in r.headers["set-cookie"].lower()
+        c.cookies.set("mnemex_viewer", secrets.key)
+        c.csrf = secrets.csrf  # type: ignore[attr-defined]
+        yield c
+
+
+def _post(c, path: str, body: dict | None = None, **headers):
+    return c.post(path, json=body or {}, headers={"X-Mnemex-Csrf": c.csrf, **headers})
+
+
+def test_page_embeds_csrf_and_security_headers(client):
+    r = client.get("/viewer/")
+    assert r.status_code == 200
+    assert f'content="{client.csrf}"' in r.text and "{{CSRF}}" not in r.text
+    assert "default-src 'none'" in r.headers["content-security-policy"]
+    assert r.headers["x-frame-options"] == "DENY"
+    js = client.get("/viewer/static/viewer.js")
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert client.get("/viewer/static/../api.py").status_code == 404
+
+
+def test_search_explains_why_and_filters(client, seeded):
+    r = client.get("/viewer/api/search", params={"q": "which port does the payments API use"}).json()
+    assert r["results"][0]["id"] == seeded["port"]
+    assert r["results"][0]["why"] and r["results"][0]["confidence"] > 0
+    assert seeded["sleepy"] not in {h["id"] for h in r["results"]}  # dormant: not in a default search
+    kinds = client.get("/viewer/api/search", params={"kind": "convention"}).json()["results"]
+    assert [h["id"] for h in kinds] == [seeded["style"]]
+    scoped = client.get("/viewer/api/search", params={"scope": "global"}).json()["results"]
+    assert {h["id"] for h in scoped} == {seeded["style"]}
+    dormant = client.get("/viewer/api/search", params={"status": "dormant"}).json()["results"]
+    assert [h["id"] for h in dormant] == [seeded["sleepy"]] and dormant[0]["tier"] == "dormant"
+    tier = client.get("/viewer/api/search", params={"tier": "dormant", "status": "all"}).json()["results"]
+    assert [h["id"] for h in tier] == [seeded["sleepy"]]
+    tagged = client.get("/viewer/api/search", params={"tag": "payments"}).json()["results"]
+    assert [h["id"] for h in tagged] == [seeded["port"]]
+    assert client.get("/viewer/api/search", params={"until": "2000-01-01"}).json()["count"] == 0
+    bad = client.get("/viewer/api/search", params={"kind": "banana"})
+    assert bad.status_code == 400 and "unknown kind" in bad.json()["error"]
+    assert client.get("/viewer/api/search", params={"status": "zombie"}).status_code == 400
+
+
+def test_memory_history_relations_timeline_and_stats(client, seeded):
+    m = client.get(f"/viewer/api/memory/{seeded['deploy'][:8]}").json()  # a prefix works as in the CLI
+    assert m["id"] == seeded["deploy"] and m["kind"] == "procedure"
+    assert client.get("/viewer/api/memory/deadbeefdead").status_code == 404
+    h = client.get(f"/viewer/api/memory/{seeded['deploy']}/history").json()
+    assert "billing service" in h["versions"][0]["content"] and h["audit"][-1]["op"] == "create"
+    g = client.get(f"/viewer/api/memory/{seeded['deploy']}/related").json()
+    assert {"src": seeded["deploy"], "dst": seeded["port"], "type": "related_to"} in g["edges"]
+    assert {n["id"] for n in g["nodes"]} == {seeded["deploy"], seeded["port"]}
+    t = client.get(f"/viewer/api/memory/{seeded['port']}/timeline").json()
+    assert t["anchor"]["id"] == seeded["port"] and t["earlier"][-1]["id"] == seeded["deploy"]
+    s = client.get("/viewer/api/stats").json()
+    assert sum(v for row in s["by_kind"] for k, v in row.items() if k != "day") == 4
+    assert sum(row.get("create", 0) for row in s["write_ops"]) == 4
+    assert s["totals"]["dormant"] == 1
+    o = client.get("/viewer/api/overview").json()
+    assert o["projects"] == [PROJECT] and "dormant" in o["tiers"] and o["memories_total"] == 4
+    blocks = client.get("/viewer/api/blocks", params={"project": PROJECT}).json()["blocks"]
+    assert blocks and all("label" in b for b in blocks)
+    assert client.get("/viewer/api/sessions").json() == {"sessions": []}
+
+
+def test_writes_go_through_the_engine_and_the_audit_log(client, seeded, engine):
+    mid = seeded["port"]
+    r = _post(client, f"/viewer/api/memory/{mid}/edit", {"content": "The payments API listens on port 9443 in staging.",
+                                                           "tags": "payments, staging"})
+    assert r.status_code == 200, r.text
+    assert engine.get(mid).content.endswith("9443 in staging.") and engine.get(mid).tags == ("payments", "staging")
+    assert _post(client, f"/viewer/api/memory/{mid}/pin").json()["memory"]["pinned"] is True
+    refused = _post(client, f"/viewer/api/memory/{mid}/forget")
+    assert refused.status_code == 400 and "pinned" in refused.json()["error"]
+    assert _post(client, f"/viewer/api/memory/{mid}/unpin").json()["memory"]["pinned"] is False
+    assert _post(client, f"/viewer/api/memory/{mid}/forget", {"reason": "moved"}).json()["memory"]["status"] == "forgotten"
+    ops = [(o.op, o.actor, (o.detail or {}).get("client")) for o in engine.journal.ops(memory_id=mid)]
+    assert [op for op, _, _ in ops[:5]] == ["forget", "update", "update", "update", "create"]
+    assert all(actor == "viewer" and client == "mnemex-viewer" for _, actor, client in ops[:4])
+    hist = client.get(f"/viewer/api/memory/{mid}/history").json()
+    assert [v["content"].split()[-3] for v in hist["versions"]] == ["8443", "9443"]
+
+    sleepy = seeded["sleepy"]
+    assert _post(client, f"/viewer/api/memory/{seeded['deploy']}/restore").status_code == 400  # not dormant
+    restored = _post(client, f"/viewer/api/memory/{sleepy}/restore").json()["memory"]
+    assert restored["dormant"] is False and restored["tier"] != "dormant"
+    assert engine.journal.ops(memory_id=sleepy)[0].op == "reactivate"
+
+    unconfirmed = _post(client, f"/viewer/api/memory/{sleepy}/purge", {"confirm": "x"})
+    assert unconfirmed.status_code == 400 and sleepy[:8] in unconfirmed.json()["error"]
+    assert engine.resolve(sleepy) == sleepy
+    assert _post(client, f"/viewer/api/memory/{sleepy}/purge", {"confirm": sleepy[:8]}).json() == \
+        {"action": "purged", "id": sleepy}
+    assert client.get(f"/viewer/api/memory/{sleepy}").status_code == 404
+    assert any(o.op == "purge" for o in engine.journal.ops(limit=20))
+
+
+def test_guard_refuses_foreign_hosts_origins_and_missing_tokens(client, seeded, engine):
+    mid = seeded["deploy"]
+    assert client.get("/viewer/api/overview", headers={"Host": "evil.example"}).status_code == 421
+    assert client.get("/viewer/api/overview", headers={"Host": f"localhost:{PORT}"}).status_code == 200
+    foreign = client.get("/viewer/api/overview", headers={"Origin": "http://evil.example"})
+    assert foreign.status_code == 403 and "evil.example" in foreign.json()["error"]
+    assert client.get("/viewer/api/overview", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    # a write from a foreign page: the Origin alone stops it, and it could not know the CSRF token
+    assert _post(client, f"/viewer/api/memory/{mid}/pin", Origin="http://evil.example").status_code == 403
+    no_csrf = client.post(f"/viewer/api/memory/{mid}/pin", json={})
+    assert no_csrf.status_code == 403 and "CSRF" in no_csrf.json()["error"]
+    wrong = client.post(f"/viewer/api/memory/{mid}/pin", json={}, headers={"X-Mnemex-Csrf": "x" * 43})
+    assert wrong.status_code == 403
+    assert client.get(f"/viewer/api/memory/{mid}/pin").status_code == 405  # writes are POST only
+    form = client.post(f"/viewer/api/memory/{mid}/pin", data={"a": "b"}, headers={"X-Mnemex-Csrf": client.csrf})
+    assert form.status_code == 415
+    assert engine.get(mid).pinned is False
+    client.cookies.clear()
+    assert client.get("/viewer/api/overview").status_code == 401
+    assert client.get("/viewer/?key=wrong").status_code == 401
