@@ -61,7 +61,9 @@ class Activity:
 
     def wrap(self, app: Any) -> Any:
         """Another app (the viewer's listener) whose requests count here too."""
-        return lambda scope, receive, send: self.counted(app, scope, receive, send)
+        async def counted(scope: dict, receive: Any, send: Any) -> None:
+            await self.counted(app, scope, receive, send)
+        return counted
 
     def idle_for(self) -> float:
         return 0.0 if self.in_flight else time.monotonic() - self.last

@@ -86,7 +86,8 @@ class ViewerListener:
                 self.port = sock.getsockname()[1]
                 app = build_viewer_app(self.engine, self.secrets, lambda: self.port)
                 config = uvicorn.Config(self.wrap(app), log_level="warning", access_log=False, lifespan="off",
-                                        timeout_graceful_shutdown=2, http="h11", ws="none")
+                                        interface="asgi3", proxy_headers=False, timeout_graceful_shutdown=2,
+                                        http="h11", ws="none")
                 self._server = embedded_server(config)
                 self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
                 write_viewer_file(self.files, self.info())

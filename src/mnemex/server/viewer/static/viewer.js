@@ -194,7 +194,7 @@ function editForm(m) {
     el("label", { for: "edit-tags" }, "Tags (comma-separated)"),
     el("input", { id: "edit-tags", name: "tags", value: (m.tags || []).join(", ") }),
     el("label", { for: "edit-importance" }, "Importance (0 to 1)"),
-    el("input", { id: "edit-importance", name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance }),
+    el("input", { id: "edit-importance", name: "importance", type: "number", min: 0, max: 1, step: "any", value: m.importance }),
     el("div", { class: "actions" }, el("button", { type: "submit", class: "primary", id: "edit-save" }, "Save"),
       el("button", { type: "button", onclick: () => { box.textContent = ""; } }, "Cancel")));
   form.addEventListener("submit", (ev) => {
@@ -254,7 +254,7 @@ async function loadHistory(id) {
       box.append(el("p", {}, "Supersede chain (oldest first):"), chain);
     }
     box.append(el("table", { "aria-label": "Content versions" },
-      el("thead", {}, el("tr", {}, el("th", {}, "v"), el("th", {}, "when"), el("th", {}, "by"), el("th", {}, "content"))),
+      el("thead", {}, el("tr", {}, el("th", {}, "v"), el("th", {}, "when"), el("th", {}, "op"), el("th", {}, "content"))),
       el("tbody", {}, h.versions.map((v) => el("tr", {}, el("td", {}, v.version), el("td", {}, when(v.at)),
         el("td", {}, v.reason || ""), el("td", {}, v.content))))));
     box.append(el("table", { "aria-label": "Audit trail, newest first" },
@@ -382,7 +382,7 @@ function barChart(title, rows, keys) {
   const W = 560, H = 200, pad = 28;
   const totals = rows.map((r) => keys.reduce((s, k) => s + (r[k] || 0), 0));
   const max = Math.max(1, ...totals);
-  const bw = Math.max(2, (W - pad) / Math.max(rows.length, 1) - 2);
+  const bw = Math.min(36, Math.max(2, (W - pad) / Math.max(rows.length, 1) - 2));
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H + 20}`, role: "img", width: "100%",
     "aria-label": `${title}: ${rows.length} days, ${totals.reduce((a, b) => a + b, 0)} in all` });
   svg.append(svgEl("text", { x: 0, y: 10 }, String(max)), svgEl("text", { x: 0, y: H }, "0"));

@@ -1,0 +1,122 @@
+"""The viewer in a real browser: headless Chromium (the system's `chromium`, driven over the
+DevTools protocol on a pipe) loads the page from a real uvicorn server on a loopback port, over
+a real engine with a seeded store; it searches with the keyboard, opens a memory's history,
+edits the memory through the page and checks the store changed. Screenshots land in
+tests/artifacts/viewer/ (gitignored)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mnemex.models import MemoryKind, NewMemory, Scope
+from tests.server.cdp import Chromium, find_chromium
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "viewer"
+PROJECT = "/work/shop"
+CHROMIUM = find_chromium()
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium on PATH (Debian: `apt-get install -y chromium`); the viewer's browser "
+                             "test drives the system browser and never downloads one")
+
+SEED = [
+    ("The checkout service talks to the payments API on port 8443 in staging.", MemoryKind.FACT, ("payments",)),
+    ("We deploy the shop with `make release` from main; staging first, then production.", MemoryKind.PROCEDURE, ()),
+    ("Decided to keep PostgreSQL 16 for orders instead of moving to DynamoDB.", MemoryKind.DECISION, ("db",)),
+    ("Prefer pytest fixtures over unittest setUp methods in this repo.", MemoryKind.PREFERENCE, ()),
+    ("Run `ruff check --fix` before committing; CI fails on lint errors.", MemoryKind.CONVENTION, ()),
+    ("Flaky test test_refund_timeout fails when the payments sandbox is slow.", MemoryKind.CORRECTION, ("payments",)),
+]
+
+
+@pytest.fixture
+def served(engine):
+    """The viewer app on a real uvicorn server, 127.0.0.1 on a free port, in a thread."""
+    import uvicorn
+
+    from mnemex.server.viewer.app import ViewerSecrets, build_viewer_app
+    from mnemex.server.viewer.listener import bind_loopback, embedded_server
+
+    ids = [engine.memorize(NewMemory(content=c, kind=k, tags=t, project=PROJECT,
+                                     scope=Scope.PROJECT), project=PROJECT).id for c, k, t in SEED]
+    engine.explore.link(ids[0], ids[5], "related_to")
+    engine.explore.link(ids[1], ids[0], "elaborates")
+    sock = bind_loopback(0)
+    port = sock.getsockname()[1]
+    secrets = ViewerSecrets()
+    config = uvicorn.Config(build_viewer_app(engine, secrets, lambda: port), log_level="warning", lifespan="off",
+                            interface="asgi3", access_log=False, http="h11", ws="none")
+    server = embedded_server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 5
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}/viewer/?key={secrets.key}", ids
+    server.should_exit = True
+    thread.join(5)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    chromium = Chromium(CHROMIUM, tmp_path / "profile")  # type: ignore[arg-type]
+    yield chromium
+    chromium.close()
+
+
+def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
+    started = time.monotonic()
+    url, ids = served
+    browser.call("Page.navigate", url=url)
+    browser.wait_for("location.pathname === '/viewer/' && !location.search", what="the key traded for a cookie")
+    browser.wait_for("document.querySelectorAll('#results li button.row').length === 6", what="the newest memories")
+    browser.wait_for("document.querySelector('#f-project option[value=\"/work/shop\"]')", what="the project filter")
+    browser.screenshot(ARTIFACTS / "01-newest.png")
+
+    # search with the keyboard: "/" focuses the box, Enter submits
+    browser.js("document.activeElement && document.activeElement.blur()")
+    browser.key("/", "Slash")
+    assert browser.js("document.activeElement.id") == "q"
+    browser.type("which port does the payments API use")
+    browser.key("Enter")
+    browser.wait_for("document.querySelector('#results-title').textContent.startsWith('Results for')", what="results")
+    first = browser.js("document.querySelector('#results li .preview').textContent")
+    assert "8443" in first
+    assert browser.js("document.querySelector('#results li .why').textContent").startswith("why: ")
+    browser.screenshot(ARTIFACTS / "02-search.png")
+
+    # "j" opens the first result; its history, relations and neighbours load
+    browser.js("document.activeElement.blur()")
+    browser.key("j", "KeyJ")
+    browser.wait_for("document.querySelector('#history table') && document.querySelector('#related svg')",
+                     what="history and relation graph")
+    assert browser.js("document.querySelector('#detail-title').textContent") == f"Memory {ids[0][:8]}"
+    assert browser.js("document.querySelectorAll('#related svg circle').length") == 3
+    browser.screenshot(ARTIFACTS / "03-history.png")
+
+    # edit it through the page
+    browser.js("document.querySelector('#act-edit').click()")
+    browser.wait_for("document.activeElement.id === 'edit-content'", what="the edit form")
+    browser.js("document.querySelector('#edit-content').value = "
+               "'The checkout service talks to the payments API on port 9443 in staging.'")
+    browser.js("document.querySelector('#edit-save').click()")
+    browser.wait_for("document.querySelector('#detail-content') && "
+                     "document.querySelector('#detail-content').textContent.includes('9443')", what="the edited text")
+    assert "9443" in engine.get(ids[0]).content
+    browser.wait_for("document.querySelectorAll('#history tbody tr').length >= 2", what="the new version")
+    assert [o.op for o in engine.journal.ops(memory_id=ids[0], limit=3)][0] == "update"
+    browser.screenshot(ARTIFACTS / "04-edited.png")
+
+    browser.js("document.querySelector('#tab-stats').click()")
+    browser.wait_for("document.querySelectorAll('#stats figure.chart').length === 4", what="the charts")
+    assert browser.js("getComputedStyle(document.querySelector('#view-memories')).display") == "none"
+    assert browser.js("document.querySelectorAll('#stats svg rect').length") > 0
+    browser.screenshot(ARTIFACTS / "05-stats.png")
+
+    assert browser.problems() == []  # no script error, no CSP violation
+    assert time.monotonic() - started < 20
