@@ -108,6 +108,26 @@ def test_memory_history_relations_timeline_and_stats(client, seeded):
     assert client.get("/viewer/api/sessions").json() == {"sessions": []}
 
 
+def test_captured_sessions_and_capture_volume(client, engine):
+    from datetime import datetime, timedelta, timezone
+
+    from mnemex.store.journal.capture import CaptureEvent
+
+    now = datetime.now(timezone.utc)
+    engine.journal.log_events([
+        CaptureEvent(id=f"e{i}", session="sess-1", project=PROJECT, at=now - timedelta(days=2, minutes=10 - i),
+                     kind="tool", tool="Bash", key="pytest", ref="pytest -q", text="ran pytest", failed=i == 2)
+        for i in range(3)] + [CaptureEvent(id="p0", session="sess-2", project="/other", at=now, kind="prompt")])
+    sessions = client.get("/viewer/api/sessions", params={"project": PROJECT}).json()["sessions"]
+    assert [(s["session"], s["events"], s["tool_uses"], s["failures"]) for s in sessions] == [("sess-1", 3, 3, 1)]
+    assert len(client.get("/viewer/api/sessions").json()["sessions"]) == 2
+    events = client.get("/viewer/api/sessions/sess-1", params={"project": PROJECT}).json()["events"]
+    assert [e["failed"] for e in events] == [False, False, True]
+    assert client.get("/viewer/api/sessions/sess-1").status_code == 400  # which project's session?
+    capture = client.get("/viewer/api/stats").json()["capture"]
+    assert [(c.get("ok", 0), c.get("failed", 0)) for c in capture[-3:]] == [(2, 1), (0, 0), (1, 0)]
+
+
 def test_writes_go_through_the_engine_and_the_audit_log(client, seeded, engine):
     mid = seeded["port"]
     r = _post(client, f"/viewer/api/memory/{mid}/edit", {"content": "The payments API listens on port 9443 in staging.",

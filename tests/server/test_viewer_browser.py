@@ -34,6 +34,37 @@ SEED = [
 ]
 
 
+OLDER = [
+    ("Staging runs on Kubernetes 1.29 in the eu-west cluster.", MemoryKind.FACT),
+    ("Chose Stripe over Adyen for card payments (fees, API quality).", MemoryKind.DECISION),
+    ("Name feature branches feat/<ticket>-<slug>.", MemoryKind.CONVENTION),
+    ("To reset the local DB: make db-reset && make seed.", MemoryKind.PROCEDURE),
+    ("The orders table is partitioned by month.", MemoryKind.FACT),
+    ("Prefer small PRs (under 400 lines) for review.", MemoryKind.PREFERENCE),
+    ("Nightly export job writes to s3://shop-exports/daily.", MemoryKind.FACT),
+    ("Session 12: fixed the refund rounding bug in money.py.", MemoryKind.EPISODE),
+]
+
+
+def _seed_history(engine) -> None:
+    """Older memories (an import keeps their dates) and a few days of captured tool use, so the
+    timeline and the charts have something to show."""
+    from datetime import datetime, timedelta, timezone
+    from uuid import uuid4
+
+    from mnemex.models import Memory
+    from mnemex.store.journal.capture import CaptureEvent
+
+    now = datetime.now(timezone.utc)
+    engine.import_memories([Memory(id=str(uuid4()), content=c, kind=k, project=PROJECT, created_at=now - timedelta(days=2 + i),
+                                   recorded_at=now - timedelta(days=2 + i), valid_from=now - timedelta(days=2 + i))
+                            for i, (c, k) in enumerate(OLDER)])
+    events = [CaptureEvent(id=uuid4().hex, session=f"s{d}", project=PROJECT, at=now - timedelta(days=d, minutes=m),
+                           kind="tool", tool="Bash", key="pytest", ref="pytest -q", text="ran pytest -q",
+                           failed=m % 4 == 0, duration_ms=1200 + m) for d in range(1, 6) for m in range(3 + 2 * d)]
+    engine.journal.log_events(events)
+
+
 @pytest.fixture
 def served(engine):
     """The viewer app on a real uvicorn server, 127.0.0.1 on a free port, in a thread."""
@@ -46,6 +77,7 @@ def served(engine):
                                      scope=Scope.PROJECT), project=PROJECT).id for c, k, t in SEED]
     engine.explore.link(ids[0], ids[5], "related_to")
     engine.explore.link(ids[1], ids[0], "elaborates")
+    _seed_history(engine)
     sock = bind_loopback(0)
     port = sock.getsockname()[1]
     secrets = ViewerSecrets()
@@ -74,7 +106,7 @@ def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
     url, ids = served
     browser.call("Page.navigate", url=url)
     browser.wait_for("location.pathname === '/viewer/' && !location.search", what="the key traded for a cookie")
-    browser.wait_for("document.querySelectorAll('#results li button.row').length === 6", what="the newest memories")
+    browser.wait_for("document.querySelectorAll('#results li button.row').length === 14", what="the newest memories")
     browser.wait_for("document.querySelector('#f-project option[value=\"/work/shop\"]')", what="the project filter")
     browser.screenshot(ARTIFACTS / "01-newest.png")
 
@@ -117,6 +149,11 @@ def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
     assert browser.js("getComputedStyle(document.querySelector('#view-memories')).display") == "none"
     assert browser.js("document.querySelectorAll('#stats svg rect').length") > 0
     browser.screenshot(ARTIFACTS / "05-stats.png")
+
+    browser.js("document.querySelector('#tab-sessions').click()")
+    browser.wait_for("document.querySelectorAll('#sessions tbody tr').length === 5", what="the captured sessions")
+    browser.js("document.querySelector('#tab-timeline').click()")
+    browser.wait_for("document.querySelectorAll('#timeline section.day').length >= 2", what="the timeline")
 
     assert browser.problems() == []  # no script error, no CSP violation
     assert time.monotonic() - started < 20

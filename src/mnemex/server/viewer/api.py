@@ -70,6 +70,15 @@ def memory_row(m: Memory, entry_tier: str, *, hit: Any = None) -> dict[str, Any]
     return row
 
 
+def _day_range(days: list[str]) -> list[str]:
+    """Every day from the first one given to today (UTC), so the charts keep the gaps."""
+    if not days:
+        return []
+    first = datetime.fromisoformat(min(days)).date()
+    today = datetime.now(timezone.utc).date()
+    return [(first + timedelta(days=i)).isoformat() for i in range((today - first).days + 1)]
+
+
 class ViewerApi:
     """The viewer's reads and writes over one engine (blocking: call from a worker thread)."""
 
@@ -215,9 +224,11 @@ class ViewerApi:
                 ops[day][op] += count
             capture = [{"day": d, "events": n, "failures": f}
                        for d, n, f in self.journal.capture_by_day(project, days=STATS_DAYS)]
-        series = lambda table: [{"day": d, **table[d]} for d in sorted(table)]  # noqa: E731
+        days = _day_range([*by_kind, *ops, *(c["day"] for c in capture)])
+        series = lambda table: [{"day": d, **table.get(d, {})} for d in days]  # noqa: E731
+        captured = {c["day"]: {"ok": c["events"] - c["failures"], "failed": c["failures"]} for c in capture}
         return {"project": project, "days": STATS_DAYS, "totals": dict(totals), "by_kind": series(by_kind),
-                "by_tier": series(by_tier), "write_ops": series(ops), "capture": capture,
+                "by_tier": series(by_tier), "write_ops": series(ops), "capture": series(captured),
                 "note": "skipped writes are not journaled: the write-op chart shows what changed the store"}
 
     # ----------------------------------------------------------------- writes

@@ -423,7 +423,7 @@ async function loadStats() {
       barChart("Memories created per day, by kind", s.by_kind, keysOf(s.by_kind, ["day"])),
       barChart("Memories created per day, by current tier", s.by_tier, keysOf(s.by_tier, ["day"])),
       barChart("What the write path did, per day (audit log)", s.write_ops, keysOf(s.write_ops, ["day"])),
-      barChart("Capture volume per day (hook events)", s.capture, ["events", "failures"])));
+      barChart("Capture volume per day (hook events)", s.capture, ["ok", "failed"])));
     box.append(el("p", { class: "hint" }, `Last ${s.days} days. ${s.note}.`));
   } catch (e) { box.textContent = e.message; }
 }
