@@ -93,8 +93,10 @@ def test_memory_history_relations_timeline_and_stats(client, seeded):
     h = client.get(f"/viewer/api/memory/{seeded['deploy']}/history").json()
     assert "billing service" in h["versions"][0]["content"] and h["audit"][-1]["op"] == "create"
     g = client.get(f"/viewer/api/memory/{seeded['deploy']}/related").json()
-    assert {"src": seeded["deploy"], "dst": seeded["port"], "type": "related_to"} in g["edges"]
+    assert g["edges"] == [{"src": seeded["deploy"], "dst": seeded["port"], "type": "related_to"}]
     assert {n["id"] for n in g["nodes"]} == {seeded["deploy"], seeded["port"]}
+    back = client.get(f"/viewer/api/memory/{seeded['port']}/related").json()  # seen from the other end
+    assert back["center"] == seeded["port"] and back["edges"] == g["edges"]
     t = client.get(f"/viewer/api/memory/{seeded['port']}/timeline").json()
     assert t["anchor"]["id"] == seeded["port"] and t["earlier"][-1]["id"] == seeded["deploy"]
     s = client.get("/viewer/api/stats").json()

@@ -130,6 +130,8 @@ def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
     assert browser.js("document.querySelector('#detail-title').textContent") == f"Memory {ids[0][:8]}"
     assert browser.js("document.querySelectorAll('#related svg circle').length") == 3
     browser.screenshot(ARTIFACTS / "03-history.png")
+    browser.js("document.querySelector('#h-related').scrollIntoView()")
+    browser.screenshot(ARTIFACTS / "03b-relations.png")
 
     # edit it through the page
     browser.js("document.querySelector('#act-edit').click()")

@@ -173,11 +173,12 @@ class ViewerApi:
         walk = self.engine.explore.related(center.id, max_hops=2)
         result = related_result(walk).model_dump(mode="json")
         nodes = {center.id: {**memory_hit(center).model_dump(mode="json"), "hops": 0}}
-        edges = []
-        for (m, hops, path, relation), row in zip(walk, result["results"]):
+        for (m, hops, _path, _relation), row in zip(walk, result["results"]):
             nodes.setdefault(m.id, {**row["memory"], "hops": hops})
-            edges.append({"src": path[-2], "dst": m.id, "type": relation})
-        return {"center": center.id, "nodes": list(nodes.values()), "edges": edges}
+        edges = {(r.src, r.dst, r.type.value) for node in nodes for r in self.journal.relations(node)
+                 if r.src in nodes and r.dst in nodes}  # as recorded: src -> dst, among the shown nodes
+        return {"center": center.id, "nodes": list(nodes.values()),
+                "edges": [{"src": a, "dst": b, "type": t} for a, b, t in sorted(edges)]}
 
     def timeline(self, memory_id: str) -> dict[str, Any]:
         return timeline_result(*self.engine.explore.timeline(memory_id, before=5, after=5)).model_dump(mode="json")

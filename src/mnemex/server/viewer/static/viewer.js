@@ -271,10 +271,9 @@ async function loadRelated(id) {
     box.textContent = "";
     if (g.nodes.length < 2) { box.append(el("p", { class: "hint" }, "No relations recorded.")); return; }
     box.append(graph(g));
-    box.append(el("ul", {}, g.edges.map((e) => {
-      const n = g.nodes.find((x) => x.id === e.dst);
-      return el("li", {}, `${short(e.src)} —${e.type}→ `, el("button", { type: "button", onclick: () => openMemory(e.dst, true) }, short(e.dst)), ` ${n ? n.preview.slice(0, 80) : ""}`);
-    })));
+    const link = (nodeId) => nodeId === id ? el("strong", {}, `${short(nodeId)} (this)`)
+      : el("button", { type: "button", onclick: () => openMemory(nodeId, true), title: (g.nodes.find((x) => x.id === nodeId) || {}).preview }, short(nodeId));
+    box.append(el("ul", { "aria-label": "Relations, as recorded" }, g.edges.map((e) => el("li", {}, link(e.src), ` ${e.type} → `, link(e.dst)))));
   } catch (e) { box.textContent = e.message; }
 }
 
@@ -284,16 +283,19 @@ function graph(g) {
   const rings = { 0: [], 1: [], 2: [] };
   g.nodes.forEach((n) => (rings[Math.min(n.hops, 2)] || rings[2]).push(n));
   pos[g.center] = [cx, cy];
+  const step = rings[2].length ? [110, 55] : [190, 90];
   [1, 2].forEach((ring) => rings[ring].forEach((n, i) => {
     const a = (2 * Math.PI * i) / rings[ring].length + ring * 0.4;
-    pos[n.id] = [cx + Math.cos(a) * ring * 105, cy + Math.sin(a) * ring * 55];
+    pos[n.id] = [cx + Math.cos(a) * ring * step[0], cy + Math.sin(a) * ring * step[1]];
   }));
   const svg = svgEl("svg", { class: "graph", viewBox: `0 0 ${W} ${H}`, role: "img",
     "aria-label": `Relation graph: ${g.nodes.length} memories, ${g.edges.length} relations` });
+  svg.append(svgEl("defs", {}, svgEl("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 20, refY: 5, markerWidth: 7,
+    markerHeight: 7, orient: "auto-start-reverse" }, svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }))));
   for (const e of g.edges) {
     const [a, b] = [pos[e.src], pos[e.dst]];
     if (!a || !b) continue;
-    svg.append(svgEl("line", { class: "edge", x1: a[0], y1: a[1], x2: b[0], y2: b[1] }));
+    svg.append(svgEl("line", { class: "edge", x1: a[0], y1: a[1], x2: b[0], y2: b[1], "marker-end": "url(#arrow)" }));
     svg.append(svgEl("text", { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 - 3, "text-anchor": "middle" }, e.type));
   }
   for (const n of g.nodes) {
