@@ -136,6 +136,10 @@ def test_writes_go_through_the_engine_and_the_audit_log(client, seeded, engine):
                                                            "tags": "payments, staging"})
     assert r.status_code == 200, r.text
     assert engine.get(mid).content.endswith("9443 in staging.") and engine.get(mid).tags == ("payments", "staging")
+    for bad, needle in (({"importance": 3}, "out of range"), ({"kind": "banana"}, "unknown kind"),
+                        ({"content": "  "}, "content is empty"), ({}, "nothing to change")):
+        refused = _post(client, f"/viewer/api/memory/{mid}/edit", bad)
+        assert refused.status_code == 400 and needle in refused.json()["error"], refused.text
     assert _post(client, f"/viewer/api/memory/{mid}/pin").json()["memory"]["pinned"] is True
     refused = _post(client, f"/viewer/api/memory/{mid}/forget")
     assert refused.status_code == 400 and "pinned" in refused.json()["error"]

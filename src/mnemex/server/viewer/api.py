@@ -250,7 +250,9 @@ class ViewerApi:
             try:
                 fields["importance"] = float(body["importance"])
             except (TypeError, ValueError):
-                raise InvalidInputError("importance must be a number from 0 to 1") from None
+                fields["importance"] = -1.0
+            if not 0.0 <= fields["importance"] <= 1.0:
+                raise InvalidInputError(f"importance {body['importance']!r} is out of range: give 0 to 1, e.g. 0.8")
         if not fields:
             raise InvalidInputError("nothing to change: give content, kind, tags or importance")
         return self._changed(memory_id, MemoryChanges(**fields))

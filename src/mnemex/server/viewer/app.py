@@ -63,6 +63,7 @@ def _same(offered: str | None, expected: str) -> bool:
 
 def build_viewer_app(engine: Any, secrets_: ViewerSecrets, port_of: Callable[[], int]) -> Any:
     """The viewer app over `engine`; `port_of()` names the listener's port (known once bound)."""
+    from pydantic import ValidationError
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -75,9 +76,13 @@ def build_viewer_app(engine: Any, secrets_: ViewerSecrets, port_of: Callable[[],
         try:
             return JSONResponse(await anyio.to_thread.run_sync(lambda: fn(*args)))
         except NotFoundError as exc:
-            return JSONResponse({"error": f"no memory {exc}" if "memory" not in str(exc) else str(exc)}, 404)
+            return JSONResponse({"error": str(exc)}, 404)
         except (InvalidInputError, MnemexError) as exc:
             return JSONResponse({"error": str(exc)}, 400)
+        except ValidationError as exc:  # a value the API let through: name it, no validation dump
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first["loc"])
+            return JSONResponse({"error": f"{where + ': ' if where else ''}{first['msg']}"}, 400)
         except Exception:
             log.exception("viewer API")
             return JSONResponse({"error": "internal error: see the daemon log (`mnemex daemon status`)"}, 500)
