@@ -186,3 +186,16 @@ def test_guard_refuses_foreign_hosts_origins_and_missing_tokens(client, seeded, 
     client.cookies.clear()
     assert client.get("/viewer/api/overview").status_code == 401
     assert client.get("/viewer/?key=wrong").status_code == 401
+
+
+def test_a_taken_viewer_port_is_one_line_that_says_what_to_change():
+    from mnemex.errors import DaemonError
+    from mnemex.server.viewer.listener import bind_loopback
+
+    taken = bind_loopback(0)
+    try:
+        with pytest.raises(DaemonError, match=r"viewer port \d+ is in use: set server.viewer_port"):
+            bind_loopback(taken.getsockname()[1])
+    finally:
+        taken.close()
+

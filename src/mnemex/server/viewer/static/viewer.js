@@ -39,7 +39,12 @@ function say(text, error) {
 }
 
 async function api(path, options) {
-  const res = await fetch(API + path, { credentials: "same-origin", ...options });
+  let res;
+  try {
+    res = await fetch(API + path, { credentials: "same-origin", ...options });
+  } catch (e) {  // the daemon stopped (idle exit, `mnemex daemon stop`): a new one has a new port and key
+    throw new Error("the mnemex daemon is not answering: run `mnemex viewer` again for a fresh link");
+  }
   let body = {};
   try { body = await res.json(); } catch (e) { /* an empty or non-JSON answer */ }
   if (!res.ok) throw new Error(body.error || `HTTP ${res.status}`);
