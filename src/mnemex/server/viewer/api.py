@@ -84,6 +84,7 @@ class ViewerApi:
 
     def __init__(self, engine: Any):
         self.engine = engine
+        self._projects: tuple[int, list[str]] = (-1, [])  # (memories stored, their projects): a scan is slow
 
     @property
     def entry_tier(self) -> str:
@@ -98,11 +99,14 @@ class ViewerApi:
     # ------------------------------------------------------------------ reads
     def overview(self) -> dict[str, Any]:
         """What the filters offer: projects, kinds, scopes, tiers, statuses."""
-        projects = sorted({m.project for m in all_memories(self.engine.store, MemoryFilter(
-            validity=ValidityMode.TIMELINE)) if m.project})
-        return {"projects": projects, "kinds": [k.value for k in MemoryKind], "scopes": [s.value for s in Scope],
-                "tiers": list(self.engine.lifecycle.config.tier_table), "statuses": list(STATUSES),
-                **self.engine.upkeep.stats()}
+        stats = self.engine.upkeep.stats()
+        if self._projects[0] != stats["memories_total"]:  # rescanned only when the count moved
+            everything = MemoryFilter(validity=ValidityMode.TIMELINE)
+            self._projects = (stats["memories_total"], sorted({m.project for m in all_memories(
+                self.engine.store, everything) if m.project}))
+        return {"projects": self._projects[1], "kinds": [k.value for k in MemoryKind],
+                "scopes": [s.value for s in Scope], "tiers": list(self.engine.lifecycle.config.tier_table),
+                "statuses": list(STATUSES), **stats}
 
     def _filter(self, params: Mapping[str, Any], *, searching: bool) -> tuple[MemoryFilter, str, set[str]]:
         status = _one(params, "status") or "current"
