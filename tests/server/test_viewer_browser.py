@@ -154,8 +154,15 @@ def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
 
     browser.js("document.querySelector('#tab-sessions').click()")
     browser.wait_for("document.querySelectorAll('#sessions tbody tr').length === 5", what="the captured sessions")
+    browser.js("document.querySelector('#sessions tbody button').click()")
+    browser.wait_for("document.activeElement.id === 'session-title'", what="a session's events")
+    browser.screenshot(ARTIFACTS / "06-sessions.png")
     browser.js("document.querySelector('#tab-timeline').click()")
     browser.wait_for("document.querySelectorAll('#timeline section.day').length >= 2", what="the timeline")
+    browser.screenshot(ARTIFACTS / "07-timeline.png")
+    browser.js("document.querySelector('#tab-blocks').click()")
+    browser.wait_for("document.querySelectorAll('#blocks .block').length > 0", what="the memory blocks")
+    browser.screenshot(ARTIFACTS / "08-blocks.png")
 
     assert browser.problems() == []  # no script error, no CSP violation
     assert time.monotonic() - started < 20

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from mnemex.engine.upkeep import all_memories
 from mnemex.errors import InvalidInputError, NotFoundError
 from mnemex.models import Memory, MemoryChanges, MemoryFilter, MemoryKind, MemoryStatus, Scope, ValidityMode
-from mnemex.views import history_result, memory_hit, related_result, timeline_result
+from mnemex.views import history_result, memory_hit, ranked_hit, related_result, timeline_result
 
 ACTOR = "viewer"
 CLIENT = "mnemex-viewer"
@@ -147,8 +147,6 @@ class ViewerApi:
         narrowed = bool(tiers) or status in ("superseded", "invalidated")
         if query:
             ranked = self.engine.search(query, filter=flt, limit=limit, client=CLIENT, dormant=flt.dormant)
-            from mnemex.views import ranked_hit
-
             rows = [memory_row(r.memory, self.entry_tier, hit=ranked_hit(r)) for r in ranked
                     if self._keep(r.memory, status, tiers)]
         else:
