@@ -1,5 +1,12 @@
 #!/usr/bin/env python3
-"""Standard-library validation of updates_bench_3.json against the rules in updates_bench_3.md."""
+"""Standard-library validation of updates_bench_3.json against the rules in updates_bench_3.md.
+
+Adapted from updates_bench_2_validate.py. Differences: the count minimums are those of set 3, replacing
+statements must also come at most ~16 weeks after the statement they replace, the six projects must be
+new (none of the projects of sets 1 and 2), and a short wording-variety summary is printed.
+
+Usage: python benchmarks/data/updates_bench_3_validate.py [path/to/updates_bench_3.json]
+"""
 import json
 import os
 import re
@@ -44,7 +51,15 @@ NOW = parse(doc["now"])
 if raw != json.dumps(doc, indent=2, ensure_ascii=False) + "\n":
     warnings.append("file is not canonical 2-space indented JSON")
 
+# Projects of sets 1 and 2 (from updates_bench.md and updates_bench_2.md); set 3 must not reuse them.
+OLD_PROJECTS = {"tidewater freight", "lumen", "orchard", "emberfall", "quill", "kestrel", "tabwise", "riverchat",
+                "claimwright", "saltmarsh goods", "stridelog", "groundwork", "beacon"}
+OLD_KEYS = {"/work/riverchat", "/work/claimwright", "/work/saltmarsh", "/work/stridelog", "/work/groundwork",
+            "/work/beacon-fw", "/work/tidewater-freight"}
 proj_keys = [p["key"] for p in doc["projects"]]
+for p in doc["projects"]:
+    if p["name"].lower() in OLD_PROJECTS or p["key"] in OLD_KEYS:
+        err(f"project {p['name']} ({p['key']}) was already used by set 1 or 2")
 for p in doc["projects"]:
     if set(p) != {"key", "name", "stack"}:
         err(f"project keys {sorted(p)}")
@@ -67,7 +82,7 @@ def check_text(t, where):
     all_texts.append((t, where))
 
 
-def check_times(stmts, where, min_gap_days=None):
+def check_times(stmts, where, min_gap_days=None, max_gap_days=None):
     ts = []
     for s in stmts:
         try:
@@ -83,6 +98,8 @@ def check_times(stmts, where, min_gap_days=None):
             err(f"{where}: times not strictly ordered")
         if min_gap_days is not None and (b - a).total_seconds() < min_gap_days * 86400:
             err(f"{where}: replacing statement less than {min_gap_days} days after previous")
+        if max_gap_days is not None and (b - a).total_seconds() > max_gap_days * 86400:
+            err(f"{where}: replacing statement more than {max_gap_days} days after previous")
     return ts
 
 
@@ -115,7 +132,7 @@ for i, u in enumerate(doc["updates"], 1):
         if set(s) != {"text", "at"}:
             err(f"{w}: statement keys")
         check_text(s["text"], f"{w}.{j}")
-    check_times(st, w, min_gap_days=21)
+    check_times(st, w, min_gap_days=21, max_gap_days=113)
     last = st[-1]["text"]
     earlier = [s["text"] for s in st[:-1]]
     cur = u["current_answer"]
@@ -253,21 +270,21 @@ for t, where in all_texts:
 
 # ---------------- counts
 for k in UPDATE_KINDS:
-    if ucount[k] < 10:
-        err(f"update kind {k}: {ucount[k]} < 10")
-if sum(ucount.values()) < 80:
+    if ucount[k] < 11:
+        err(f"update kind {k}: {ucount[k]} < 11")
+if sum(ucount.values()) < 88:
     err(f"only {sum(ucount.values())} updates")
-if chains < 6:
+if chains < 7:
     err(f"only {chains} chains")
 for k in SEP_KINDS:
     need = 12
     if scount[k] < need:
         err(f"separate kind {k}: {scount[k]} < {need}")
-if sum(scount.values()) < 80:
+if sum(scount.values()) < 84:
     err(f"only {sum(scount.values())} separate items")
 if len(doc["distractors"]) < 150:
     err(f"only {len(doc['distractors'])} distractors")
-if dcount["tool_event"] < 45:
+if dcount["tool_event"] < 50:
     err(f"only {dcount['tool_event']} tool events")
 if len(doc["projects"]) != 6:
     err("expected 6 projects")
@@ -284,6 +301,15 @@ for sec in ("updates", "separate", "distractors"):
 for p in proj_keys:
     print(f"  {p}: updates {per[(p, 'updates')]}, separate {per[(p, 'separate')]}, distractors {per[(p, 'distractors')]}")
 print(f"words per statement: min {min(wc)}, max {max(wc)}, mean {sum(wc) / len(wc):.1f}")
+# wording variety (informational): how statements look, not whether they are right
+texts = [t for t, _ in all_texts]
+style = {
+    "starts lower-case": sum(t[0].islower() for t in texts),
+    "has `code`": sum("`" in t for t in texts),
+    "no final period": sum(not t.rstrip().endswith((".", "?", "!")) for t in texts),
+    "has a path or URL": sum(bool(re.search(r"(\w/\w|://)", t)) for t in texts),
+}
+print("style:", ", ".join(f"{k} {v}/{len(texts)}" for k, v in style.items()))
 for wmsg in warnings:
     print("WARN", wmsg)
 for e in errors:
