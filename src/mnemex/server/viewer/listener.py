@@ -41,7 +41,8 @@ def bind_loopback(port: int) -> socket.socket:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
             raise DaemonError(f"the viewer port {port} is in use: set server.viewer_port "
-                              "(MNEMEX_SERVER__VIEWER_PORT) to a free port, or 0 for any") from None
+                              "(MNEMEX_SERVER__VIEWER_PORT) to a free port, or 0 for any, then `mnemex daemon "
+                              "stop` so the daemon reads it") from None
         raise DaemonError(f"cannot listen on {HOST}:{port} for the viewer: {exc}") from None
     sock.listen(64)
     sock.setblocking(False)
