@@ -65,6 +65,31 @@ def _seed_history(engine) -> None:
     engine.journal.log_events(events)
 
 
+#: Every visible text element's contrast against the background it sits on (WCAG 2 formula);
+#: returns those under 4.5:1.
+CONTRAST = """(() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length || el.closest('svg')) continue;
+    const [a, b] = [lum(rgb(getComputedStyle(el).color).slice(0, 3)), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) low.push(`${el.tagName.toLowerCase()}.${el.className}: ${ratio.toFixed(2)}`);
+  }
+  return [...new Set(low)];
+})()"""
+
+
 @pytest.fixture
 def served(engine):
     """The viewer app on a real uvicorn server, 127.0.0.1 on a free port, in a thread."""
@@ -130,6 +155,8 @@ def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
     assert browser.js("document.querySelector('#detail-title').textContent") == f"Memory {ids[0][:8]}"
     assert browser.js("document.querySelectorAll('#related svg circle').length") == 3
     browser.screenshot(ARTIFACTS / "03-history.png")
+    low = browser.js(CONTRAST)
+    assert low == [], f"text under 4.5:1 contrast: {low}"
     browser.js("document.querySelector('#h-related').scrollIntoView()")
     browser.screenshot(ARTIFACTS / "03b-relations.png")
 
