@@ -7,6 +7,7 @@ tests/artifacts/viewer/ (gitignored)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -88,6 +89,49 @@ CONTRAST = """(() => {
   }
   return [...new Set(low)];
 })()"""
+
+
+EVIL = """<!doctype html><html><body><form id="f" method="POST" action="{base}/viewer/api/memory/{id}/pin"
+enctype="text/plain"><input name="a" value="b"></form><script>
+window.outcome = {{}};
+(async () => {{
+  try {{ const r = await fetch("{base}/viewer/api/overview", {{credentials: "include"}}); window.outcome.read = String(r.status); }}
+  catch (e) {{ window.outcome.read = "blocked: " + e; }}
+  try {{ const r = await fetch("{base}/viewer/api/memory/{id}/pin", {{method: "POST", credentials: "include",
+        mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body: "{{}}"}}); window.outcome.post = r.type === "opaque" ? "opaque" : String(r.status); }}
+  catch (e) {{ window.outcome.post = "blocked: " + e; }}
+  window.done = true;
+  setTimeout(() => document.getElementById("f").submit(), 100);
+}})();
+</script></body></html>"""
+
+
+@contextlib.contextmanager
+def _evil_page(base: str, memory_id: str):
+    """A page served from another port of 127.0.0.1 that tries to read and write the viewer."""
+    import http.server
+
+    body = EVIL.format(base=base, id=memory_id).encode()
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture
@@ -192,4 +236,25 @@ def test_search_history_and_edit_in_a_real_browser(served, browser, engine):
     browser.screenshot(ARTIFACTS / "08-blocks.png")
 
     assert browser.problems() == []  # no script error, no CSP violation
+
+    # dark scheme: same contrast floor
+    browser.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "dark"}])
+    browser.js("document.querySelector('#tab-memories').click()")
+    low = browser.js(CONTRAST)
+    assert low == [], f"dark scheme: text under 4.5:1 contrast: {low}"
+    browser.screenshot(ARTIFACTS / "09-dark.png")
+
+    # another page on this machine (same site: 127.0.0.1, another port) tries to drive the viewer
+    # while its cookie is in the browser: a simple cross-origin POST, a form POST, a read
+    target = ids[3]
+    with _evil_page(url.split("/viewer/")[0], target) as evil:
+        browser.call("Page.navigate", url=evil)
+        browser.wait_for("window.done === true", what="the foreign page's attempts")
+        attempts = browser.js("window.outcome")
+        browser.wait_for("location.href.includes('/pin')", what="the form post", timeout=5)
+        refused = browser.js("document.body.innerText")
+    assert attempts == {"read": "blocked: TypeError: Failed to fetch", "post": "opaque"}  # learns nothing
+    assert "only answers its own page" in refused  # the form POST: refused on its Origin
+    assert engine.get(target).pinned is False
+    assert [o.op for o in engine.journal.ops(memory_id=target, limit=5)] == ["create"]
     assert time.monotonic() - started < 20
