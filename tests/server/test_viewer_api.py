@@ -199,3 +199,19 @@ def test_a_taken_viewer_port_is_one_line_that_says_what_to_change():
     finally:
         taken.close()
 
+
+
+def test_viewer_requests_count_as_daemon_activity():
+    import asyncio
+
+    from mnemex.server.daemon import Activity
+
+    seen = []
+
+    async def viewer_app(scope, receive, send):
+        seen.append(activity.in_flight)
+
+    activity = Activity(viewer_app)
+    activity.last -= 1000  # idle for a while
+    asyncio.run(activity.wrap(viewer_app)({"type": "http"}, None, None))
+    assert seen == [1] and activity.in_flight == 0 and activity.idle_for() < 5

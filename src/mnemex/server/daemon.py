@@ -61,9 +61,9 @@ class Activity:
 
     def wrap(self, app: Any) -> Any:
         """Another app (the viewer's listener) whose requests count here too."""
-        async def counted(scope: dict, receive: Any, send: Any) -> None:
+        async def counted_app(scope: dict, receive: Any, send: Any) -> None:
             await self.counted(app, scope, receive, send)
-        return counted
+        return counted_app
 
     def idle_for(self) -> float:
         return 0.0 if self.in_flight else time.monotonic() - self.last
@@ -187,13 +187,12 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     from mnemex.capture.ingest import Ingester
     from mnemex.server.capture_endpoint import HookEndpoint
     from mnemex.server.app import build_server
+    from mnemex.server.viewer.listener import ViewerEndpoint, ViewerListener
     from mnemex.tools.runtime import ToolRuntime
 
     ingester = Ingester.for_settings(engine, settings)
     runtime = ToolRuntime.from_settings(engine, settings)
     runtime.before_session = lambda: ingester.run(wait=5.0)  # the last session's episode and fixes first
-    from mnemex.server.viewer.listener import ViewerEndpoint, ViewerListener
-
     server = build_server(runtime)
     app = server.streamable_http_app(transport_security=socket_security())
     activity = Activity(HookEndpoint(app, settings.data_dir, runtime))  # hooks hand their events over here
