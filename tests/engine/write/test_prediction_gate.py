@@ -217,3 +217,23 @@ def test_of_several_replaceable_memories_a_url_swapped_for_a_url_is_the_likelier
                None, 0.5, [(channel, 0.63), (address, 0.57)])
     assert d.action == WriteAction.SUPERSEDED and d.target == address
     assert [c.memory.id for c in d.candidates] == [channel.id]
+
+
+
+@pytest.mark.parametrize("first,second", [
+    ("Aiko is the on-call owner of the metrics-cron service's database.",
+     "Aiko is the on-call owner of the search-sdk service's dashboards."),
+    ("Ravi prefers small, separate PRs for integration tests.", "Priya prefers small, separate PRs for integration tests."),
+    ("Jonas is the on-call owner of the scheduler-sdk service's database.",
+     "Jonas is the on-call owner of the returns-worker service's database."),
+    ("The audit-db service uses httpx rather than requests because the team already knows it.",
+     "The audit-api service uses OpenTelemetry rather than StatsD because it integrates with our SSO."),
+    ("The profile-api service uses ruff rather than flake8 because the old one leaked connections under load.",
+     "The profile-api service uses GitHub Actions rather than Jenkins because the old one leaked connections under load."),
+])
+def test_like_rows_about_different_things_both_stay_current(engine, first, second):
+    """From a bulk import of 10,000 distinct rows (`benchmarks/importing.py`), of which 2,162 were reinforced
+    into, merged into or superseded by a like row about something else: each pair is two facts."""
+    a, b = remember(engine, first), remember(engine, second)
+    assert (a.action, b.action) == (WriteAction.CREATED, WriteAction.CREATED), b.reason
+    assert engine.store.count(MemoryFilter()) == 2

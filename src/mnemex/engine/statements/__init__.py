@@ -9,6 +9,7 @@ from mnemex.engine.statements.compare import (
     Thresholds,
     Verdict,
     adds_nothing,
+    swaps_words,
     compare,
     conflict,
     evidence,
@@ -20,4 +21,4 @@ from mnemex.engine.statements.reading import Statement, read
 MAY_REPLACE = "may_replace"
 MAYBE_OUTDATED_BY = "maybe_outdated_by"
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "read"]
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "read", "swaps_words"]

@@ -243,6 +243,9 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif (e.negation_flip and e.subject >= limits.negation and e.reverse >= limits.negation - 0.1
           and not e.came_names):
         sure = "negation flipped"
+    if sure and _left_elsewhere(old, new, e):
+        return Verdict(Relation.MAY_REPLACE, f"{sure}, but it leaves behind {_left_names(new)}, which the older "
+                       "one does not mention", about)
     if sure:
         why_not = conflict(old, new)
         if why_not:
@@ -259,6 +262,34 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     return Verdict(Relation.NONE, "", about)
 
 
+def _left_elsewhere(old: Statement, new: Statement, e: Evidence) -> bool:
+    """The newer statement names what it leaves behind ("uses OpenTelemetry rather than StatsD", "rather than
+    attrs": a name, a value, or a bare word, not "the old runner"), and the older one holds none of it:
+    the change it tells is of something else."""
+    named = _left_named(new)
+    if e.left_hit or not named or named & (old.keys | old.parts | old.value_texts | old.left):
+        return False
+    return not any(len(t) >= 4 and t in n for t in named for n in old.names)  # `fetchBalance` in `Repo.fetchBalance(...)`
+
+
+def _left_named(new: Statement) -> frozenset[str]:
+    return frozenset({t for terms, _ in new.left_spans for t in terms & (new.names | new.value_texts)} | new.left_bare)
+
+
+def _left_names(new: Statement) -> str:
+    return ", ".join(sorted(_left_named(new))[:3])
+
+
+def swaps_words(old: Statement, new: Statement) -> bool:
+    """Each holds a content word or name the other lacks ("Aiko owns the metrics-cron service's database" /
+    "Aiko owns the search-sdk service's dashboards"; "Priya prefers ..." / "Ravi prefers ..."): two like
+    statements about different things, never one said again, and no detail to merge into the other.
+    Words named as left behind, and a reminder's own words, do not count."""
+    gained = new.keys - old.keys - old.parts - old.value_texts - new.left - _RESTATE_WORDS
+    lost = old.keys - new.keys - new.parts - new.value_texts - new.left - old.left
+    return bool(gained) and bool(lost)
+
+
 def adds_nothing(old: Statement, new: Statement) -> bool:
     """Does `new` hold no value, name or negation that `old` lacks?"""
     return (new.specifics <= old.specifics | old.keys and new.negated == old.negated
@@ -271,7 +302,7 @@ def _restates(old: Statement, new: Statement, e: Evidence, similarity: float | N
     plain = e.extra - _RESTATE_WORDS
     if not plain:
         return e.subject >= 0.5
-    return similarity is not None and similarity >= 0.88 and len(plain) <= 1
+    return similarity is not None and similarity >= 0.88 and len(plain) <= 1 and not swaps_words(old, new)
 
 
 _WORD = re.compile(r"[a-z][a-z0-9+#-]*")

@@ -191,6 +191,10 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
     rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
 ))
+#: The phrases that name the thing left behind as an alternative ("from X to", "instead of X", "replaced X
+#: with", "moved off X"); `left_bare` takes their span when no article or "old" refers to it instead.
+_NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13))
+_REFERRING = re.compile(r"\b(?:the|a|an|our|its|their|old|previous|former|legacy|existing) $", re.I)
 _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
                      r"for now)\b\s?[^;,—]*", re.I)
@@ -312,6 +316,9 @@ class Statement:
     "the roster module" names what `Riverchat.Roster` is."""
     restating: bool = False
     """It presents itself as saying again what holds ("still", "as before", "reminder", "nothing changed")."""
+    left_bare: frozenset[str] = frozenset()
+    """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
+    to ("instead of the old runner", "from our previous channel"): a particular thing."""
 
     @property
     def change(self) -> float:
@@ -360,6 +367,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     plain = _NOT_A_CHANGE.sub(" ", text)
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
+    bare: set[str] = set()
     for rx in _LEFT:
         for m in rx.finditer(text):
             span = m.group("old")
@@ -367,12 +375,14 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
             found = frozenset(t for t in found - GENERIC - CUE_STEMS - STOP if len(t) > 1)
             if found:
                 spans.append((found, normalise_name(span)))
+                if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
+                    bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
     head = terms_of(_head(main_text))
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
-                     left=frozenset(left), left_spans=tuple(spans), reason=frozenset(reason_only),
+                     left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare), reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),

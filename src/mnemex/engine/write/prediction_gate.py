@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
-from mnemex.engine.statements import Relation, Thresholds, adds_nothing, compare, conflict, evidence, read
+from mnemex.engine.statements import Relation, Thresholds, adds_nothing, compare, conflict, evidence, read, swaps_words
 from mnemex.models import Memory, MemoryKind, WriteAction
 
 
@@ -166,7 +166,8 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
-    if sim >= config.reinforce_at and best.id not in changed and adds_nothing(holder, new):  # said again
+    if (sim >= config.reinforce_at and best.id not in changed and adds_nothing(holder, new)
+            and not swaps_words(holder, new)):  # said again
         return GateDecision(WriteAction.REINFORCED, best, sim, f"near-identical (similarity {sim:.2f})")
     if replaced:
         # what a change replaces is the statement most surely about the same thing; the others
@@ -193,7 +194,8 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             and share(content_words(best.content), content_words(new_text)) >= config.update_coverage):
         return GateDecision(WriteAction.UPDATED, best, sim, f"overlaps and adds detail (similarity {sim:.2f})")
     if (config.gap_low <= sim < config.update_at and importance < config.gap_min_importance
-            and adds_nothing(holder, new) and share(content_words(new_text), content_words(best.content)) >= 0.5):
+            and adds_nothing(holder, new) and not swaps_words(holder, new)
+            and share(content_words(new_text), content_words(best.content)) >= 0.5):
         return GateDecision(WriteAction.SKIPPED, best, sim,
                             f"borderline duplicate of {best.id} (similarity {sim:.2f}): adds nothing it lacks, "
                             "low importance")
@@ -202,9 +204,10 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
 
 def _same_thing(old, new) -> bool:
     """May `new` be merged into `old`: no name swapped for another, no value changed, not about
-    another environment or component (then it is a look-alike, kept apart)."""
+    another environment or component, no word of `old` traded for another (then it is a look-alike,
+    kept apart)."""
     e = evidence(old, new)
-    return not (e.swapped or e.typed_change or e.negation_flip or conflict(old, new))
+    return not (e.swapped or e.typed_change or e.negation_flip or conflict(old, new) or swaps_words(old, new))
 
 
 def seed_decide(new_text: str, new_kind: MemoryKind | None, importance: float,
