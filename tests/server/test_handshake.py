@@ -29,7 +29,8 @@ def test_the_plan_reads_data_dir_and_project_from_env_over_config(tmp_path: Path
     plan = relay_plan(env)
     assert plan is not None and (plan.data_dir, plan.project, plan.run_dir) == ("/from/config", "/p/config",
                                                                                  "/from/config/run")
-    plan = relay_plan({**env, "MNEMEX_DATA_DIR": "/from/env", "MNEMEX_PROJECT": "/p/env"})
+    plan = relay_plan({**env, "MNEMEX_DATA_DIR": "/from/env", "MNEMEX_PROJECT": "/p/env",
+                       "MNEMEX_SERVER__DAEMON_IDLE_SECONDS": "60"})  # the daemon's business, not the relay's
     assert plan is not None and (plan.data_dir, plan.project) == ("/from/env", "/p/env")
 
 
@@ -37,6 +38,7 @@ def test_the_plan_reads_data_dir_and_project_from_env_over_config(tmp_path: Path
     ('[server]\ntransport = "http"\n', {}),           # not a relay at all
     ("[server]\ndaemon = false\n", {}),                # serve in-process
     ("", {"MNEMEX_SERVER__DAEMON": "false"}),
+    ("", {"MNEMEX_SERVER__TRANSPORT": "http"}),
     ("", {"MNEMEX_SERVER": '{"daemon": false}'}),
     ("", {"mnemex_data_dir": "/elsewhere"}),           # pydantic reads env keys case-insensitively
     ("[store\n", {}),                                  # a TOML error: the settings say it in one line

@@ -17,9 +17,11 @@ from typing import Any, Mapping, NamedTuple
 
 from mnemex.userdirs import user_config_file, user_dir
 
-#: Environment keys of the settings the plan reads; any other MNEMEX_SERVER* key rules it out.
 DATA_DIR_ENV = "MNEMEX_DATA_DIR"
 PROJECT_ENV = "MNEMEX_PROJECT"
+#: Environment keys that may make `serve` something else than a relay (the server table as JSON,
+#: server.transport, server.daemon): any of them leaves the decision to the full settings.
+SERVE_ENV = ("MNEMEX_SERVER", "MNEMEX_SERVER__TRANSPORT", "MNEMEX_SERVER__DAEMON")
 
 
 class RelayPlan(NamedTuple):
@@ -41,8 +43,8 @@ def relay_plan(environ: Mapping[str, str]) -> RelayPlan | None:
         upper = key.upper()
         if not upper.startswith("MNEMEX_"):
             continue
-        if upper == "MNEMEX_SERVER" or upper.startswith("MNEMEX_SERVER__"):
-            return None  # the transport or the daemon may be switched off: the full settings decide
+        if upper in SERVE_ENV:
+            return None  # the transport or the daemon may be switched: the full settings decide
         if upper in (DATA_DIR_ENV, PROJECT_ENV) and key != upper:
             return None  # pydantic reads env keys case-insensitively; do not guess which one wins
         if key == DATA_DIR_ENV:
