@@ -7,7 +7,17 @@ from typing import Any
 
 from mnemex.cli.access import CLIENT, load, print_json, short, store_access
 from mnemex.cli.memories import ID_HELP
-from mnemex.cli.parser import KINDS, MAX_LIST, RELATIONS, SCOPES, command, int_between, json_flag, local_flag, moment
+from mnemex.cli.parser import (
+    KINDS,
+    MAX_LIST,
+    RELATIONS,
+    SCOPES,
+    command,
+    int_between,
+    json_flag,
+    local_flag,
+    moment,
+)
 
 
 def register(sub: Any) -> None:

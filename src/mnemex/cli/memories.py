@@ -9,7 +9,15 @@ import sys
 from typing import Any
 
 from mnemex.cli.access import CLIENT, load, print_json, short, store_access
-from mnemex.cli.parser import KINDS, SCOPES, command, fraction, json_flag, local_flag, tag_list
+from mnemex.cli.parser import (
+    KINDS,
+    SCOPES,
+    command,
+    fraction,
+    json_flag,
+    local_flag,
+    tag_list,
+)
 from mnemex.errors import InvalidInputError
 
 ID_HELP = "a memory id, or a unique prefix of one (6+ characters; lists print 8)"
