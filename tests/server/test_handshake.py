@@ -90,3 +90,19 @@ def test_serve_answers_initialize_without_loading_settings_sdk_or_http(daemons, 
     assert "search_memory" in reply["result"]["instructions"]
     rc, heavy = json.loads(done.stderr.strip().splitlines()[-1])
     assert rc == 0 and heavy == []
+
+
+@pytest.mark.slow
+def test_a_config_the_daemon_refuses_reaches_the_clients_requests_in_one_line(daemons, tmp_path: Path) -> None:
+    """The quick reading checks only where the store is; the daemon checks the rest and its
+    refusal is the answer to every request (and one line on the relay's stderr)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": ":".join(sys.path),
+           **_env(tmp_path, "[limits]\nmax_results = 0\n"), "MNEMEX_DATA_DIR": str(daemons.data_dir)}
+    lines = [INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]
+    done = subprocess.run([sys.executable, "-m", "mnemex", "serve"], env=env, capture_output=True, timeout=60,
+                          input="".join(json.dumps(m) + "\n" for m in lines).encode())
+    init, listed = (json.loads(line) for line in done.stdout.splitlines())
+    assert "result" in init
+    assert "invalid config limits.max_results" in listed["error"]["message"]
+    assert b"invalid config limits.max_results" in done.stderr and done.returncode == 0
