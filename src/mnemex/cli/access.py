@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -16,6 +17,7 @@ from mnemex.errors import MnemexError
 CLIENT = "mnemex-cli"
 LOCAL_ENV = "MNEMEX_LOCAL"
 STOP_ATTEMPTS = 3  # a client may restart the daemon between our stop and our lock
+LOCK_WAIT = 5.0  # seconds an owner without a name may take to write it
 
 
 def load(**overrides: Any) -> Any:
@@ -99,7 +101,9 @@ def exclusive_lock(settings: Any, run: Any) -> Iterator[None]:
     other owner is an error that says what to do."""
     from mnemex.server.daemon_client import stop_daemon
 
-    for _ in range(STOP_ATTEMPTS):
+    stops = 0
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
         lock = run.acquire_owner_lock("cli")
         if lock is not None:
             try:
@@ -109,13 +113,18 @@ def exclusive_lock(settings: Any, run: Any) -> Iterator[None]:
             return
         owner = run.owner() or {}
         role, pid = owner.get("role"), owner.get("pid")
-        if role != "daemon":
+        if role == "daemon":
+            if stops == STOP_ATTEMPTS:
+                raise MnemexError("the mnemex daemon keeps being restarted by its clients: close the MCP clients "
+                                  "of this store (or run the command when they are idle), then retry")
+            stops += 1
+            say(f"mnemex: stopping the daemon (pid {pid}) to have the store to this command alone; "
+                "the next client call starts it again")
+            stop_daemon(settings)
+            continue
+        if role or time.monotonic() > deadline:
             raise MnemexError(_busy(role, pid))
-        say(f"mnemex: stopping the daemon (pid {pid}) to have the store to this command alone; "
-            "the next client call starts it again")
-        stop_daemon(settings)
-    raise MnemexError("the mnemex daemon keeps being restarted by its clients: close the MCP clients of this "
-                      "store (or run the command when they are idle), then retry")
+        time.sleep(0.05)  # released a moment ago, or a new owner has not written its name yet
 
 
 def _busy(role: str | None, pid: Any) -> str:
