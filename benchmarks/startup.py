@@ -104,6 +104,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
+    load_before = os.getloadavg()[0]
     rows = one_store(args.runs)
     med = {k: statistics.median(v) for k, v in rows.items()}
     print("| start | runs | initialize reply, median (ms) | first search result, median (ms) |")
@@ -112,6 +113,8 @@ def main() -> None:
         print(f"| serve, {name} | {args.runs} | {med['init ' + name]:.0f} | {med['search ' + name]:.0f} |")
     print(f"| `mnemex search`, no daemon running | {args.runs} | - | {med['cli cold']:.0f} |")
     print(f"| `mnemex search` again | {args.runs} | - | {med['cli again']:.0f} |")
+    # on a shared machine the figures scale with its load: say what it was
+    print(f"\nload average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
