@@ -1,10 +1,16 @@
-"""Time from `mnemex serve` process start to its `initialize` reply, cold and warm.
+"""Time from `mnemex serve` process start to its `initialize` reply and to its first search
+result, cold and warm; and a CLI search with no daemon running, then again.
 
-    python benchmarks/startup.py [--runs 5]
+    python benchmarks/startup.py [--runs 3]
 
-Cold: no daemon runs for the store (the relay answers initialize itself while it starts one).
-Warm: a daemon already runs. Also times the first tools/list reply (which needs the daemon).
-Uses a temporary MNEMEX_DATA_DIR and stops the daemon it started.
+Each run makes a temporary MNEMEX_DATA_DIR holding a few memories (added through a daemon that
+is then stopped, untimed), then times:
+- serve cold: no daemon runs (the relay answers initialize itself while it starts one);
+  the first `tools/call search_memory` waits for the daemon, its model and its store.
+- serve warm: the daemon the cold run started still runs.
+- cli search cold: `mnemex search` with no daemon running; cli search again: the same command
+  right after it (with a daemon left running by the first, if the CLI starts one).
+Stops every daemon it started.
 """
 
 from __future__ import annotations
@@ -22,50 +28,93 @@ import time
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                    "clientInfo": {"name": "startup-bench", "version": "0"}}}
+SEARCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+          "params": {"name": "search_memory", "arguments": {"query": "which port does the API server listen on"}}}
+SEED = ["The API server listens on port 8080", "We deploy with ArgoCD from the main branch",
+        "Use pnpm, not npm, in every workspace of the monorepo"]
 
 
-def one_run(env: dict[str, str]) -> tuple[float, float]:
+def mnemex(*args: str) -> list[str]:
+    return [sys.executable, "-m", "mnemex", *args]
+
+
+def serve_run(env: dict[str, str]) -> tuple[float, float]:
+    """(ms to the initialize reply, ms to the first search result) from process start."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "mnemex", "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(mnemex("serve"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
     assert proc.stdin and proc.stdout
     proc.stdin.write((json.dumps(INIT) + "\n").encode())
     proc.stdin.flush()
     json.loads(proc.stdout.readline())
     init_ms = (time.perf_counter() - t0) * 1000
-    for msg in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}):
+    for msg in ({"jsonrpc": "2.0", "method": "notifications/initialized"}, SEARCH):
         proc.stdin.write((json.dumps(msg) + "\n").encode())
     proc.stdin.flush()
-    json.loads(proc.stdout.readline())
-    list_ms = (time.perf_counter() - t0) * 1000
+    reply = json.loads(proc.stdout.readline())
+    search_ms = (time.perf_counter() - t0) * 1000
+    if reply.get("id") != 2 or "result" not in reply or reply["result"].get("isError"):
+        raise SystemExit(f"search failed: {reply}")
     proc.stdin.close()
     proc.wait(timeout=30)
-    return init_ms, list_ms
+    return init_ms, search_ms
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=5)
-    args = ap.parse_args()
-    rows = {"cold": [], "warm": []}
-    for _ in range(args.runs):
+def cli_run(env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(mnemex("search", "which port does the API server listen on"), env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - t0) * 1000
+
+
+def stop(env: dict[str, str]) -> None:
+    subprocess.run(mnemex("daemon", "stop"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def one_store(runs: int) -> dict[str, list[float]]:
+    rows: dict[str, list[float]] = {k: [] for k in ("init cold", "init warm", "search cold", "search warm",
+                                                    "cli cold", "cli again")}
+    for _ in range(runs):
         data = tempfile.mkdtemp()
         cfg = os.path.join(data, "empty.toml")
         open(cfg, "w").close()
         env = {**os.environ, "MNEMEX_DATA_DIR": data, "MNEMEX_CONFIG": cfg}
         try:
-            rows["cold"].append(one_run(env))
-            rows["warm"].append(one_run(env))
+            subprocess.run(mnemex("daemon", "start"), env=env, check=True, stdout=subprocess.DEVNULL)
+            for text in SEED:
+                subprocess.run(mnemex("add", text), env=env, check=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            stop(env)
+            init, search = serve_run(env)
+            rows["init cold"].append(init)
+            rows["search cold"].append(search)
+            init, search = serve_run(env)
+            rows["init warm"].append(init)
+            rows["search warm"].append(search)
+            stop(env)
+            rows["cli cold"].append(cli_run(env))
+            rows["cli again"].append(cli_run(env))
         finally:
-            subprocess.run([sys.executable, "-m", "mnemex", "daemon", "stop"], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stop(env)
             shutil.rmtree(data, ignore_errors=True)
-    print("| start | runs | initialize reply, median (ms) | first tools/list reply, median (ms) |")
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    load_before = os.getloadavg()[0]
+    rows = one_store(args.runs)
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    print("| start | runs | initialize reply, median (ms) | first search result, median (ms) |")
     print("|---|---:|---:|---:|")
-    for name, vals in rows.items():
-        print(f"| {name} | {len(vals)} | {statistics.median(v[0] for v in vals):.0f} "
-              f"| {statistics.median(v[1] for v in vals):.0f} |")
+    for name in ("cold", "warm"):
+        print(f"| serve, {name} | {args.runs} | {med['init ' + name]:.0f} | {med['search ' + name]:.0f} |")
+    print(f"| `mnemex search`, no daemon running | {args.runs} | - | {med['cli cold']:.0f} |")
+    print(f"| `mnemex search` again | {args.runs} | - | {med['cli again']:.0f} |")
+    # on a shared machine the figures scale with its load: say what it was
+    print(f"\nload average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

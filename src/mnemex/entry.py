@@ -1,6 +1,8 @@
 """The `mnemex` command's entry point: `mnemex hook` (run by Claude Code at every tool use and
 prompt) goes straight to the hook, importing nothing else (no argparse, no settings model);
-every other command goes to `mnemex.cli`.
+`mnemex serve` (what MCP clients start) goes straight to the stdio relay when it can
+(`serve_relay`), so `initialize` is answered within ~100 ms of the process start; every other
+command goes to `mnemex.cli`.
 
 A hook event is first handed to the store's running daemon over its Unix socket
 (`server/capture_endpoint.py`: the daemon does what the hook would, with this process's capture
@@ -30,9 +32,29 @@ def main() -> int:
     argv = sys.argv[1:]
     if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
         return run_hook()
+    if argv == ["serve"]:
+        served = serve_relay()
+        if served is not None:
+            return served
     from mnemex.cli import main as cli_main
 
     return cli_main(argv)
+
+
+def serve_relay() -> int | None:
+    """`mnemex serve` as MCP clients start it: straight to the stdio relay, without argparse or
+    the settings model, when the environment and config file say plainly where the store is
+    (server/relay_plan.py); None (the CLI's own path) when only the full settings can tell."""
+    from mnemex.server.relay_plan import relay_plan
+
+    plan = relay_plan(os.environ)
+    if plan is None:
+        return None
+    from mnemex.private import private_umask
+    from mnemex.server.relay import run_relay
+
+    private_umask()  # as the CLI does: what the relay creates (the run dir) is owner-only
+    return run_relay(plan)
 
 
 def run_hook(stdin=None, stdout=None) -> int:  # type: ignore[no-untyped-def]

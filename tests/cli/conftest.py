@@ -20,11 +20,12 @@ def run(tmp_path: Path):
     (proj / ".git").mkdir(parents=True)
 
     def _run(*args: str, ok: bool = True, extra_env: dict | None = None) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "mnemex", *args], cwd=proj, env={**env, **(extra_env or {})},
+        proc = subprocess.run([sys.executable, "-m", "mnemex", *args], cwd=proj, env={**_run.env, **(extra_env or {})},
                               capture_output=True, text=True, timeout=120)
         if ok:
             assert proc.returncode == 0, proc.stderr
         return proc
 
+    _run.env = env  # type: ignore[attr-defined]  # a test may change the environment of its later commands
     yield _run
     _run("daemon", "stop", ok=False)

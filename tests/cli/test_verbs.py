@@ -22,8 +22,8 @@ def listed(run, *args: str) -> list[dict]:
 
 @pytest.mark.parametrize("through_daemon", [False, True], ids=["in-process", "daemon"])
 def test_list_update_pin_link_related_forget_purge(run, through_daemon):
-    if through_daemon:
-        run("daemon", "start")
+    if not through_daemon:
+        run.env["MNEMEX_LOCAL"] = "1"  # else the first command starts the daemon
     port = json.loads(run("add", "The API server listens on port 8080", "--kind", "fact", "--tags", "api", "--json").stdout)
     deploy = json.loads(run("add", "We deploy with ArgoCD from the main branch", "--kind", "decision", "--json").stdout)
     p, d = port["id"][:8], deploy["id"][:6]  # the lists print 8 characters; 6 are enough

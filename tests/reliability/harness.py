@@ -68,9 +68,13 @@ def live_store(tmp_path: Path, **env: str) -> LiveStore:
     config.write_text("")
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
-    full_env = {**os.environ, "MNEMEX_DATA_DIR": str(tmp_path / "data"), "MNEMEX_CONFIG": str(config), **env}
+    # MNEMEX_LOCAL: CLI commands work in-process unless a test started a daemon (they would
+    # otherwise start one each store; tests/cli/test_autostart.py covers that)
+    full_env = {**os.environ, "MNEMEX_DATA_DIR": str(tmp_path / "data"), "MNEMEX_CONFIG": str(config),
+                "MNEMEX_LOCAL": "1", **env}
     for key in list(full_env):
-        if key.startswith("MNEMEX_") and key not in ("MNEMEX_DATA_DIR", "MNEMEX_CONFIG") and key not in env:
+        if key.startswith("MNEMEX_") and key not in ("MNEMEX_DATA_DIR", "MNEMEX_CONFIG", "MNEMEX_LOCAL") \
+                and key not in env:
             del full_env[key]
     return LiveStore(tmp_path, Settings(data_dir=tmp_path / "data"), full_env, project)
 

@@ -2,8 +2,10 @@
 
 One module a group of verbs: `service` (serve, init, token, daemon, viewer, doctor, hook), `memories`
 (add, show, update, pin, unpin, forget), `browse` (search, list/recent, timeline, history,
-related, link, stats), `transfer` (export, import, reindex). Every verb works in-process when
-no daemon owns the store and through a tool call to the daemon when one does (`access.py`).
+related, link, stats), `transfer` (export, import, reindex, sweep). Every verb goes through a
+tool call to the store's daemon, starting it when none runs, or works in-process with
+`--local`; export, import, reindex and sweep work in-process alone, stopping a running daemon
+first (`access.py`).
 Heavy modules (pydantic, the MCP SDK, the engine, fastembed, tqdm) are imported inside the
 commands that need them, so `mnemex serve` (the stdio relay) starts in milliseconds.
 """

@@ -7,7 +7,17 @@ from typing import Any
 
 from mnemex.cli.access import CLIENT, load, print_json, short, store_access
 from mnemex.cli.memories import ID_HELP
-from mnemex.cli.parser import KINDS, MAX_LIST, RELATIONS, SCOPES, command, int_between, json_flag, moment
+from mnemex.cli.parser import (
+    KINDS,
+    MAX_LIST,
+    RELATIONS,
+    SCOPES,
+    command,
+    int_between,
+    json_flag,
+    local_flag,
+    moment,
+)
 
 
 def register(sub: Any) -> None:
@@ -20,6 +30,7 @@ def register(sub: Any) -> None:
     q.add_argument("--as-of", type=moment, default=None, metavar="WHEN",
                    help="answer as memory stood at WHEN (a date, a date-time or an age like 3d)")
     json_flag(q)
+    local_flag(q)
     q.set_defaults(func=cmd_search)
 
     ls = command(sub, "list", "the most recent memories, newest first, with filters", "mnemex list",
@@ -33,6 +44,7 @@ def register(sub: Any) -> None:
     pin.add_argument("--pinned", dest="pinned", action="store_const", const=True, default=None, help="only pinned memories")
     pin.add_argument("--unpinned", dest="pinned", action="store_const", const=False, help="only memories not pinned")
     json_flag(ls)
+    local_flag(ls)
     ls.set_defaults(func=cmd_list)
 
     tl = command(sub, "timeline", "what was recorded just before and after a memory",
@@ -42,11 +54,13 @@ def register(sub: Any) -> None:
     tl.add_argument("--after", type=int_between(0, 20), default=3, metavar="N", help="memories after it, 0 to 20 (default 3)")
     tl.add_argument("--history", action="store_true", help="include superseded and forgotten memories")
     json_flag(tl)
+    local_flag(tl)
     tl.set_defaults(func=cmd_timeline)
 
     hi = command(sub, "history", "a memory's versions, supersede chain and audit trail", "mnemex history 3f2a9c1e")
     hi.add_argument("id", metavar="ID", help=ID_HELP)
     json_flag(hi)
+    local_flag(hi)
     hi.set_defaults(func=cmd_history)
 
     rel = command(sub, "related", "follow a memory's relations, or everything about an entity",
@@ -58,6 +72,7 @@ def register(sub: Any) -> None:
     rel.add_argument("--relation", action="append", default=[], choices=RELATIONS, metavar="TYPE",
                      help=f"only follow this relation (repeatable): {', '.join(RELATIONS)}")
     json_flag(rel)
+    local_flag(rel)
     rel.set_defaults(func=cmd_related)
 
     ln = command(sub, "link", "record that one memory relates to another", "mnemex link 3f2a9c1e causes 77b01d4a",
@@ -66,11 +81,13 @@ def register(sub: Any) -> None:
     ln.add_argument("relation", choices=RELATIONS, metavar="RELATION", help=f"one of: {', '.join(RELATIONS)}")
     ln.add_argument("dst", metavar="DST", help=ID_HELP)
     json_flag(ln)
+    local_flag(ln)
     ln.set_defaults(func=cmd_link)
 
     st = command(sub, "stats", "counts and model of the store, tool use in this project, capture backlog",
                  "mnemex stats", "mnemex stats --json")
     json_flag(st)
+    local_flag(st)
     st.set_defaults(func=cmd_stats)
 
 
@@ -120,7 +137,7 @@ def _print_hits(hits: list[dict[str, Any]], mark: str = "   ") -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import ranked_hit
 
@@ -142,7 +159,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import memory_hit
 
@@ -160,7 +177,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import timeline_result
 
@@ -179,7 +196,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import history_result
 
@@ -205,7 +222,7 @@ def cmd_related(args: argparse.Namespace) -> int:
 
     if (args.id is None) == (args.entity is None):
         raise InvalidInputError("give a memory ID or --entity NAME (one of them)")
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import entity_result, related_result
 
@@ -229,7 +246,7 @@ def cmd_related(args: argparse.Namespace) -> int:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import LinkResult
 
@@ -251,7 +268,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from mnemex.capture.spool import Spool
 
     settings = load()
-    with store_access(settings) as acc:
+    with store_access(settings, local=args.local) as acc:
         if acc.local:
             from mnemex.views import stats_result
 

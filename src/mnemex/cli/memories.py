@@ -9,7 +9,15 @@ import sys
 from typing import Any
 
 from mnemex.cli.access import CLIENT, load, print_json, short, store_access
-from mnemex.cli.parser import KINDS, SCOPES, command, fraction, json_flag, tag_list
+from mnemex.cli.parser import (
+    KINDS,
+    SCOPES,
+    command,
+    fraction,
+    json_flag,
+    local_flag,
+    tag_list,
+)
 from mnemex.errors import InvalidInputError
 
 ID_HELP = "a memory id, or a unique prefix of one (6+ characters; lists print 8)"
@@ -33,12 +41,14 @@ def register(sub: Any) -> None:
     a.add_argument("--supersedes", action="append", default=[], metavar="ID",
                    help="a memory this statement replaces (repeatable): " + ID_HELP)
     json_flag(a)
+    local_flag(a)
     a.set_defaults(func=cmd_add)
 
     sh = command(sub, "show", "full entries of memories (ids from search or list)",
                  "mnemex show 3f2a9c1e", "mnemex show 3f2a9c1e 77b01d4a --json")
     sh.add_argument("ids", nargs="+", metavar="ID", help=ID_HELP)
     json_flag(sh)
+    local_flag(sh)
     sh.set_defaults(func=cmd_show)
 
     up = command(sub, "update", "correct a memory in place (the old text stays in its history)",
@@ -51,6 +61,7 @@ def register(sub: Any) -> None:
                     help="replace the tags (comma-separated; '' clears them)")
     up.add_argument("--importance", type=fraction, default=None, metavar="0..1", help="how much it matters, 0 to 1")
     json_flag(up)
+    local_flag(up)
     up.set_defaults(func=cmd_update, pinned=None)
 
     for name, pinned, what in (("pin", True, "pin a memory: never forgotten, shown first in context"),
@@ -58,6 +69,7 @@ def register(sub: Any) -> None:
         p = command(sub, name, what, f"mnemex {name} 3f2a9c1e")
         p.add_argument("id", metavar="ID", help=ID_HELP)
         json_flag(p)
+        local_flag(p)
         p.set_defaults(func=cmd_update, pinned=pinned, content=None, kind=None, tags=None, importance=None)
 
     f = command(sub, "forget", "invalidate a memory (hidden from search, kept in its history); --purge erases it",
@@ -69,11 +81,12 @@ def register(sub: Any) -> None:
                    help="remove it and its content from the store, the journal and the word list; irreversible")
     f.add_argument("--yes", "-y", action="store_true", help="purge without asking (needed when not on a terminal)")
     json_flag(f)
+    local_flag(f)
     f.set_defaults(func=cmd_forget)
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.models import NewMemory, Provenance
 
@@ -100,7 +113,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             memories = [m.model_dump(mode="json") for m in acc.engine.recall(args.ids, client=CLIENT)]
         else:
@@ -124,7 +137,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     fields = {k: v for k, v in fields.items() if v is not None}
     if not fields:
         raise InvalidInputError("nothing to change: give --content, --kind, --tags or --importance")
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.models import MemoryChanges
 
@@ -153,7 +166,7 @@ def _confirm_purge(args: argparse.Namespace) -> None:
 def cmd_forget(args: argparse.Namespace) -> int:
     if args.purge:
         _confirm_purge(args)
-    with store_access(load()) as acc:
+    with store_access(load(), local=args.local) as acc:
         if acc.local:
             from mnemex.views import ForgetResult
 

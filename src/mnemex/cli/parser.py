@@ -41,6 +41,12 @@ def json_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON (for scripts)")
 
 
+def local_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--local", action="store_true",
+                   help="work in this process (loads the model here) instead of starting the store's daemon when "
+                        "none runs; also MNEMEX_LOCAL=1. A running daemon is used either way")
+
+
 def int_between(lo: int, hi: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:

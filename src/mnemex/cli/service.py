@@ -61,7 +61,7 @@ def register(sub: Any) -> None:
                          "the old one at once)")
     tk.set_defaults(func=cmd_token)
 
-    d = command(sub, "daemon", "manage the per-store daemon (started on demand by `mnemex serve`)",
+    d = command(sub, "daemon", "manage the per-store daemon (started on demand by `mnemex serve` and the commands that need the store)",
                 "mnemex daemon status", "mnemex daemon status --json", "mnemex daemon start", "mnemex daemon stop",
                 details="It exits by itself after server.daemon_idle_seconds without requests (0 = never); the "
                         "next client starts it again")
@@ -169,7 +169,7 @@ def status_text(status: dict[str, Any]) -> str:
     idle = status.get("idle_exit_seconds") or 0
     leaves = f"exits after {_duration(idle)} without requests" if idle else "never exits by itself"
     if not status["running"]:
-        head = "mnemex daemon: not running (the next `mnemex serve` or `mnemex daemon start` starts it)"
+        head = "mnemex daemon: not running (the next `mnemex serve`, `mnemex search`, ... or `mnemex daemon start` starts it)"
         owner = f"\n  store open in: {status['owner']} (pid {status['pid']})" if status.get("owner") else ""
         return f"{head}{owner}\n  data dir: {status['data_dir']}"
     up = f", up {_duration(status['uptime'])}" if status.get("uptime") is not None else ""

@@ -18,6 +18,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from typing import Any
 
@@ -220,6 +221,19 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
 _serving = False
 
 
+def load_model(embedder: Any) -> None:
+    """Load the embedding model while the MCP stack is imported and the socket opens, so the
+    first search does not wait for both one after the other (loading is locked: a search that
+    comes first waits for this load instead of starting its own). A failure is left for that
+    search to report."""
+    started = time.monotonic()
+    try:
+        embedder.load()
+        log.info("embedding model loaded in %.2f s", time.monotonic() - started)
+    except Exception:  # the first embedding raises it again, with the reason, to the caller
+        log.warning("loading the embedding model failed; the first call that embeds will say why")
+
+
 def _stop_before_serving(signum: int, frame: Any) -> None:
     # Before uvicorn runs, a signal aborts start-up (cleanup runs in `finally`). uvicorn restores
     # this handler after a graceful stop and re-raises the signal it caught: then it is a no-op.
@@ -249,6 +263,7 @@ def run_daemon(settings: Any) -> int:
         started = time.monotonic()
         engine = build_engine(settings, default_project=None)
         log.info("engine ready in %.2f s", time.monotonic() - started)
+        threading.Thread(target=load_model, args=(engine.dense,), name="mnemex-model", daemon=True).start()
         asyncio.run(_serve(settings, files, engine))
         return 0
     except MnemexError as exc:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
 import os
 import signal
 import socket
@@ -25,35 +24,19 @@ from typing import Any, Callable, Iterator
 from mnemex import __version__
 from mnemex.errors import DaemonError
 from mnemex.server.runfiles import RunFiles, pid_alive
+from mnemex.server.wire import (  # re-exported: callers import them from here
+    CLIENT_HEADER,
+    META_PREFIX,
+    MODERN_VERSION,
+    PROJECT_HEADER,
+    Interrupted,
+    NotDelivered,
+    header_value,
+)
 
 MCP_PATH = "/mcp"
-PROJECT_HEADER = "x-mnemex-project"  # == mnemex.tools.runtime.PROJECT_HEADER (not imported: it pulls in anyio)
-CLIENT_HEADER = "x-mnemex-client"
-MODERN_VERSION = "2026-07-28"
-META_PREFIX = "io.modelcontextprotocol/"
 START_TIMEOUT = 60.0
 LOG_ROTATE_BYTES = 2_000_000
-
-
-def header_value(text: str) -> str:
-    """A header value http.client can send: the UTF-8 bytes of `text` (the server reads header
-    bytes as latin-1, so `value.encode("latin-1").decode("utf-8")` there gives `text` back);
-    control characters, which would split the header or make the server refuse it, are dropped
-    (and a lone surrogate becomes "?")."""
-    return _CONTROL.sub("", text).encode("utf-8", "replace").decode("latin-1")
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-class NotDelivered(ConnectionError):
-    """The daemon certainly never read the message (safe to retry): no daemon accepted the
-    connection, sending failed, or the daemon went away with the message unread."""
-
-
-class Interrupted(ConnectionError):
-    """The daemon read the message but its answer broke off (it died, most likely): the message
-    may have been carried out, so only a request that merely reads is safe to repeat."""
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):

@@ -11,7 +11,7 @@ import re
 from itertools import accumulate
 from typing import Any
 
-from mnemex.server.daemon_client import META_PREFIX
+from mnemex.server.wire import META_PREFIX
 
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602

@@ -22,26 +22,47 @@ No MCP SDK, pydantic or httpx here: the relay must be up in milliseconds.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from mnemex import __version__
 from mnemex.errors import DaemonError
-from mnemex.server.daemon_client import (
+from mnemex.server.jsonrpc_check import (
+    INVALID_REQUEST,
+    Refused,
+    check_message,
+    error_message,
+    is_valid_id,
+    parse_line,
+)
+from mnemex.server.runfiles import RunFiles
+from mnemex.server.wire import (
     CLIENT_HEADER,
     META_PREFIX,
     PROJECT_HEADER,
     NotDelivered,
-    Reply,
-    daemon_env,
     header_value,
-    post,
-    start_daemon,
 )
-from mnemex.server.jsonrpc_check import INVALID_REQUEST, Refused, check_message, error_message, is_valid_id, parse_line
-from mnemex.server.runfiles import RunFiles
+
+if TYPE_CHECKING:
+    from mnemex.server.daemon_client import Reply
+
+
+def post(*args: Any, **kwargs: Any) -> Reply:
+    """daemon_client.post, imported on first use: http.client stays off the handshake's path."""
+    from mnemex.server.daemon_client import post as http_post
+
+    return http_post(*args, **kwargs)
+
+
+def start_daemon(*args: Any, **kwargs: Any) -> Any:
+    """daemon_client.start_daemon, imported on first use (in the relay's start thread)."""
+    from mnemex.server.daemon_client import start_daemon as start
+
+    return start(*args, **kwargs)
 
 #: == mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS (a test keeps them equal).
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -510,19 +531,26 @@ class Relay:
 def run_relay(settings: Any, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """`mnemex serve` with the daemon enabled: relay this process's stdio to the store's daemon.
 
+    `settings` needs `data_dir`, `run_dir` and `project` (the full settings, or a RelayPlan).
     The project header is `settings.project`; else the git root of the client's first root, when
     it offers roots (asked once initialized, and again when they change); else the git root of
     the working directory.
     """
     from mnemex.projects import detect_project
 
+    env = {**os.environ, "MNEMEX_DATA_DIR": str(settings.data_dir)}  # as daemon_client.daemon_env
     relay = Relay(RunFiles.for_settings(settings), project=settings.project or detect_project(),
-                  env=daemon_env(settings), pinned=bool(settings.project))
+                  env=env, pinned=bool(settings.project))
     return relay.serve(stdin or sys.stdin.buffer, stdout or sys.stdout.buffer)
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m mnemex.server.relay`: settings from env/config (config errors exit 2)."""
+    from mnemex.server.relay_plan import relay_plan
+
+    plan = relay_plan(os.environ)
+    if plan is not None:
+        return run_relay(plan)
     from mnemex.config import load_settings
     from mnemex.errors import ConfigError
 

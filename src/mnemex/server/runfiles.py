@@ -9,23 +9,21 @@ its role and pid into it, so exactly one process owns a store even when two clie
 at the same instant. The kernel drops the lock when its holder dies (even on SIGKILL), so
 "the lock is free" is the exact test for "pid and socket files are stale".
 
-Stdlib only: the stdio relay imports this module and must start in milliseconds.
+Stdlib only, and lean: the stdio relay imports this module before it answers `initialize`
+(named tuples, not dataclasses, which import `inspect`; `socket`, `hashlib` and `tempfile`
+on first use).
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import json
 import os
-import socket
-import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from mnemex.errors import DaemonError
 from mnemex.private import cannot_write, private_dir
@@ -34,8 +32,7 @@ from mnemex.private import cannot_write, private_dir
 MAX_SOCKET_PATH = 100
 
 
-@dataclass(frozen=True)
-class OwnerLock:
+class OwnerLock(NamedTuple):
     """A held owner lock; `release()` clears the owner record and unlocks."""
 
     fd: int
@@ -52,8 +49,7 @@ class OwnerLock:
             os.close(self.fd)
 
 
-@dataclass(frozen=True)
-class RunFiles:
+class RunFiles(NamedTuple):
     """Paths of one store's daemon files, and the operations on them."""
 
     run_dir: Path
@@ -89,6 +85,9 @@ class RunFiles:
         path = self.run_dir / "daemon.sock"
         if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH:
             return path
+        import hashlib
+        import tempfile
+
         digest = hashlib.sha256(os.fsencode(str(self.run_dir.resolve()))).hexdigest()[:20]
         return Path(tempfile.gettempdir()) / f"mnemex-{os.getuid()}" / f"{digest}.sock"
 
@@ -183,6 +182,8 @@ class RunFiles:
 
     def socket_answers(self, timeout: float = 1.0) -> bool:
         """True if a process accepts connections on the socket (a stale file refuses them)."""
+        import socket
+
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(timeout)
         try:
