@@ -263,7 +263,8 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str]) -> d
     return out
 
 
-def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path) -> list[dict[str, Any]]:
+def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
+        max_questions: int | None = None) -> list[dict[str, Any]]:
     clock = Clock(year.items[0].at)
     replay = Replay({i.key: i for i in year.items})
     with tempfile.TemporaryDirectory(prefix="mnemex-year-") as tmp:
@@ -284,8 +285,9 @@ def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path) -> 
                     recall(engine, replay, event)
                 else:
                     clock.now = at
-                    rows.append(checkpoint(engine, year, at, mode, replay, done))
+                    rows.append(checkpoint(engine, year, at, mode, replay, done, max_questions))
                     _progress(row_line(rows[-1]))
+                    embedder.save()  # a cut run keeps what it embedded
             embedder.save()
             rows.append({"actions": replay.actions, "embed_misses": embedder.misses})
             return rows
@@ -302,8 +304,11 @@ def recall(engine: Any, replay: Replay, event: Any) -> None:
         engine.rate(ids[0], helped=True)
 
 
-def checkpoint(engine: Any, year: Year, t: datetime, mode: str, replay: Replay, done: int) -> dict[str, Any]:
+def checkpoint(engine: Any, year: Year, t: datetime, mode: str, replay: Replay, done: int,
+               max_questions: int | None) -> dict[str, Any]:
     questions = [q for q in year.questions if q.at == t]
+    if max_questions is not None and len(questions) > max_questions:  # an even, fixed sample
+        questions = questions[::-(-len(questions) // max_questions)]
     row: dict[str, Any] = {"at": t.strftime("%Y-%m-%d"), "memorized": done, "before": store_counts(engine)}
     row["ask_before"] = ask(engine, questions, t, replay)
     step = lifecycle_step(engine, mode, t, [q.text for q in questions])
@@ -339,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=20_000, help="memories in the year (default 20,000)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--cache-dir", type=Path, default=CACHE)
+    ap.add_argument("--max-questions", type=int, default=150, help="questions asked per checkpoint at most")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
     args = ap.parse_args(argv)
     n = QUICK_N if args.quick else args.n
@@ -348,10 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     year = generate(n, args.seed)
     checkpoints = year.checkpoints[2::3] if args.quick else year.checkpoints
     print(f"year v{GENERATOR_VERSION}: {len(year.items)} items {year.counts}, "
-          f"{sum(q.at in checkpoints for q in year.questions)} questions, {len(year.recalls)} recalls; "
+          f"{sum(q.at in checkpoints for q in year.questions)} questions (at most {args.max_questions} asked per checkpoint), {len(year.recalls)} recalls; "
           f"mode {args.mode}", flush=True)
     t0 = time.perf_counter()
-    rows = run(year, args.mode, checkpoints, args.cache_dir)
+    rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions)
     for row in rows[:-1]:
         print(row_line(row))
     print(f"write actions {rows[-1]['actions']}, embedding cache misses {rows[-1]['embed_misses']}, "
