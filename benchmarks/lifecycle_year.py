@@ -2,7 +2,8 @@
 
     PYTHONPATH=src:. python benchmarks/lifecycle_year.py --quick               # 2,000 memories, < 3 min
     PYTHONPATH=src:. python benchmarks/lifecycle_year.py --mode sweep          # 20,000 memories
-    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --mode dream --json out.json
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --mode dream --json dream.json
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --compare none.json dream.json   # without / with
 
 The year (`year_data.py`, seeded, GENERATOR_VERSION) is replayed in time order on a fixed clock:
 every item is memorized at its time (tool events as `tool_event` from a hook, the rest classified
@@ -337,6 +338,20 @@ def row_line(row: dict[str, Any]) -> str:
             f"{_pct(qb['noise5'])}->{_pct(qa['noise5'])} | {cyc}{extra}")
 
 
+def compare(without: dict[str, Any], with_: dict[str, Any]) -> str:
+    """Two runs' JSON side by side per checkpoint: the store and active set without the lifecycle
+    (a `--mode none` run) and with it (after each step of a sweep or dream run)."""
+    lines = [f"checkpoint | store without / with | active without / with | R@5 without / with | "
+             f"stale@5 without / with | noise@5 without / with ({without['mode']} vs {with_['mode']})"]
+    for a, b in zip(without["rows"][:-1], with_["rows"][:-1]):
+        sa, sb = a.get("after", a["before"]), b.get("after", b["before"])
+        qa, qb = a.get("ask_after", a["ask_before"]), b.get("ask_after", b["ask_before"])
+        lines.append(f"{a['at']} | {sa['store']} / {sb['store']} | {sa['active']} / {sb['active']} | "
+                     f"{_pct(qa['recall5'])} / {_pct(qb['recall5'])} | {_pct(qa['stale5'])} / {_pct(qb['stale5'])} | "
+                     f"{_pct(qa['noise5'])} / {_pct(qb['noise5'])}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", choices=("none", "sweep", "dream"), default="sweep")
@@ -346,7 +361,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=CACHE)
     ap.add_argument("--max-questions", type=int, default=150, help="questions asked per checkpoint at most")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
+    ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),
+                    help="print two runs' --json files side by side (without / with the lifecycle) and exit")
     args = ap.parse_args(argv)
+    if args.compare:
+        try:
+            runs = [json.loads(p.read_text()) for p in args.compare]
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot read a --compare file: {exc}", file=sys.stderr)
+            return 2
+        print(compare(*runs))
+        return 0
     n = QUICK_N if args.quick else args.n
     if n < 100:
         print("error: -n must be at least 100", file=sys.stderr)
