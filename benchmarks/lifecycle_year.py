@@ -174,18 +174,24 @@ def ingest(engine: Any, item: Item, clock: Clock, replay: Replay) -> None:
     replay.record(item, engine.memorize(new))
 
 
-def store_counts(engine: Any) -> dict[str, int]:
+def store_counts(engine: Any, replay: Replay, t: datetime) -> dict[str, Any]:
+    """Store size (all validity states), valid (status active), the active set (valid, not dormant),
+    what the active set holds by label at `t`, and the valid memories per tier."""
     total = valid = active = 0
     tiers: dict[str, int] = {}
+    holds = {"valid": 0, "stale": 0, "noise": 0, "tool": 0, "engine": 0}
     for memory in engine.export(include_all=True):
         total += 1
         if memory.status.value != "active":
             continue
         valid += 1
-        active += not memory.lifecycle.dormant
         tier = memory.lifecycle.tier or "entry"
         tiers[tier] = tiers.get(tier, 0) + 1
-    return {"store": total, "valid": valid, "active": active, "tiers": dict(sorted(tiers.items()))}
+        if not memory.lifecycle.dormant:
+            active += 1
+            holds[replay.label(memory.id, t)] += 1
+    return {"store": total, "valid": valid, "active": active, "active_holds": holds,
+            "tiers": dict(sorted(tiers.items()))}
 
 
 def ask(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> dict[str, Any]:
@@ -310,18 +316,24 @@ def checkpoint(engine: Any, year: Year, t: datetime, mode: str, replay: Replay, 
     questions = [q for q in year.questions if q.at == t]
     if max_questions is not None and len(questions) > max_questions:  # an even, fixed sample
         questions = questions[::-(-len(questions) // max_questions)]
-    row: dict[str, Any] = {"at": t.strftime("%Y-%m-%d"), "memorized": done, "before": store_counts(engine)}
+    row: dict[str, Any] = {"at": t.strftime("%Y-%m-%d"), "memorized": done,
+                           "before": store_counts(engine, replay, t)}
     row["ask_before"] = ask(engine, questions, t, replay)
     step = lifecycle_step(engine, mode, t, [q.text for q in questions])
     row["step"] = step
     if mode != "none":
-        row["after"] = store_counts(engine)
+        row["after"] = store_counts(engine, replay, t)
         row["ask_after"] = ask(engine, questions, t, replay)
     return row
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def _holds(counts: dict[str, Any]) -> str:
+    h = counts["active_holds"]
+    return f"{h['stale']}/{h['noise']}/{h['tool']}"
 
 
 def row_line(row: dict[str, Any]) -> str:
@@ -333,7 +345,7 @@ def row_line(row: dict[str, Any]) -> str:
            if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
     return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} valid {b['valid']}->{a['valid']} "
-            f"active {b['active']}->{a['active']} | Q {qb['questions']} R@5 {_pct(qb['recall5'])}->"
+            f"active {b['active']}->{a['active']} (of which stale/noise/tool {_holds(b)}->{_holds(a)}) | Q {qb['questions']} R@5 {_pct(qb['recall5'])}->"
             f"{_pct(qa['recall5'])} stale@5 {_pct(qb['stale5'])}->{_pct(qa['stale5'])} noise@5 "
             f"{_pct(qb['noise5'])}->{_pct(qa['noise5'])} | {cyc}{extra}")
 
@@ -359,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=20_000, help="memories in the year (default 20,000)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--cache-dir", type=Path, default=CACHE)
-    ap.add_argument("--max-questions", type=int, default=150, help="questions asked per checkpoint at most")
+    ap.add_argument("--max-questions", type=int, help="questions asked per checkpoint at most (150; 60 --quick)")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),
                     help="print two runs' --json files side by side (without / with the lifecycle) and exit")
@@ -373,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
         print(compare(*runs))
         return 0
     n = QUICK_N if args.quick else args.n
+    if args.max_questions is None:
+        args.max_questions = 60 if args.quick else 150
     if n < 100:
         print("error: -n must be at least 100", file=sys.stderr)
         return 2
