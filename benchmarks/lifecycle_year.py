@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from unittest import mock
 
 import numpy as np
@@ -234,7 +234,7 @@ class Searcher:
             self.latencies.append(time.perf_counter() - start)
             i += 1
 
-    def __enter__(self) -> "Searcher":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -344,8 +344,9 @@ def row_line(row: dict[str, Any]) -> str:
            f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f})"
            if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
-    return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} valid {b['valid']}->{a['valid']} "
-            f"active {b['active']}->{a['active']} (of which stale/noise/tool {_holds(b)}->{_holds(a)}) | Q {qb['questions']} R@5 {_pct(qb['recall5'])}->"
+    return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} "
+            f"valid {b['valid']}->{a['valid']} active {b['active']}->{a['active']} "
+            f"(of which stale/noise/tool {_holds(b)}->{_holds(a)}) | Q {qb['questions']} R@5 {_pct(qb['recall5'])}->"
             f"{_pct(qa['recall5'])} stale@5 {_pct(qb['stale5'])}->{_pct(qa['stale5'])} noise@5 "
             f"{_pct(qb['noise5'])}->{_pct(qa['noise5'])} | {cyc}{extra}")
 
@@ -353,8 +354,9 @@ def row_line(row: dict[str, Any]) -> str:
 def compare(without: dict[str, Any], with_: dict[str, Any]) -> str:
     """Two runs' JSON side by side per checkpoint: the store and active set without the lifecycle
     (a `--mode none` run) and with it (after each step of a sweep or dream run)."""
-    lines = [f"checkpoint | store without / with | active without / with | R@5 without / with | "
-             f"stale@5 without / with | noise@5 without / with ({without['mode']} vs {with_['mode']})"]
+    head = ("checkpoint | store without / with | active without / with | R@5 without / with | "
+            f"stale@5 without / with | noise@5 without / with ({without['mode']} vs {with_['mode']})")
+    lines = [head]
     for a, b in zip(without["rows"][:-1], with_["rows"][:-1]):
         sa, sb = a.get("after", a["before"]), b.get("after", b["before"])
         qa, qb = a.get("ask_after", a["ask_before"]), b.get("ask_after", b["ask_before"])
@@ -393,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     year = generate(n, args.seed)
     checkpoints = year.checkpoints[2::3] if args.quick else year.checkpoints
     print(f"year v{GENERATOR_VERSION}: {len(year.items)} items {year.counts}, "
-          f"{sum(q.at in checkpoints for q in year.questions)} questions (at most {args.max_questions} asked per checkpoint), {len(year.recalls)} recalls; "
+          f"{sum(q.at in checkpoints for q in year.questions)} questions "
+          f"(at most {args.max_questions} asked per checkpoint), {len(year.recalls)} recalls; "
           f"mode {args.mode}", flush=True)
     t0 = time.perf_counter()
     rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions)

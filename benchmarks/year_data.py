@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 GENERATOR_VERSION = 1
-YEAR_START = datetime(2026, 1, 5, tzinfo=timezone.utc)
-YEAR_END = datetime(2026, 12, 31, 18, 0, tzinfo=timezone.utc)
+YEAR_START = datetime(2026, 1, 5, tzinfo=UTC)
+YEAR_END = datetime(2026, 12, 31, 18, 0, tzinfo=UTC)
 PROJECT = "/work/acme-shop"
 
 COMPONENTS = (
@@ -186,9 +186,10 @@ class _Builder:
             self.add(begin, template.format(**fmt), group, slot=slot, value=value, ends=end)
             until = end or YEAR_END
             for _ in range(rng.choice((0, 0, 1, 1, 2, 3))):
-                at = _work_time(rng, begin + timedelta(hours=2), until - timedelta(hours=1)) if until - begin > timedelta(
-                    days=1) else None
-                if at is not None and begin < at < until:
+                if until - begin <= timedelta(days=1):
+                    continue
+                at = _work_time(rng, begin + timedelta(hours=2), until - timedelta(hours=1))
+                if begin < at < until:
                     self.add(at, rng.choice(restate).format(**fmt), group, slot=slot, value=value, ends=end)
         self.facts_for_questions.append((slot, subject, tuple(questions), group, []))
 
@@ -318,7 +319,8 @@ class _Builder:
              "How are public API versions expressed?"),
             ("tests", "unit tests must not touch the network; use the recorded fixtures in tests/cassettes",
              "Can unit tests call the network?"),
-            ("errors", "services return RFC 7807 problem+json bodies on errors", "What error format do services return?"),
+            ("errors", "services return RFC 7807 problem+json bodies on errors",
+             "What error format do services return?"),
             ("retries", "HTTP clients retry idempotent calls three times with jittered exponential backoff",
              "What is the retry policy for HTTP clients?"),
             ("reviews", "every PR needs one approving review and green CI before merge",
@@ -328,9 +330,12 @@ class _Builder:
             ("naming", "Kafka topics are named <domain>.<entity>.<event> in lowercase",
              "How are Kafka topics named?"),
             ("ids", "public identifiers are ULIDs, internal joins use bigint keys", "What kind of ids are public?"),
-            ("docs", "each service has a README with run, test and deploy sections", "What must a service README contain?"),
-            ("dependencies", "new runtime dependencies need a short ADR in docs/adr", "What is needed to add a dependency?"),
-            ("pagination", "list endpoints paginate with opaque cursors, never offsets", "How do list endpoints paginate?"),
+            ("docs", "each service has a README with run, test and deploy sections",
+             "What must a service README contain?"),
+            ("dependencies", "new runtime dependencies need a short ADR in docs/adr",
+             "What is needed to add a dependency?"),
+            ("pagination", "list endpoints paginate with opaque cursors, never offsets",
+             "How do list endpoints paginate?"),
         ]
         rng = self.rng
         for topic, rule, question in rules:
@@ -397,8 +402,8 @@ class _Builder:
 
     def foresight(self, comps: tuple[str, ...]) -> None:
         rng = self.rng
-        freeze = datetime(2026, 6, 30, 23, 0, tzinfo=timezone.utc)
-        self.add(datetime(2026, 5, 18, 10, 5, tzinfo=timezone.utc),
+        freeze = datetime(2026, 6, 30, 23, 0, tzinfo=UTC)
+        self.add(datetime(2026, 5, 18, 10, 5, tzinfo=UTC),
                  "Until the freeze on 2026-06-30, merges to release/2026.2 need two approvals.", "foresight",
                  ends=freeze)
         templates = [
@@ -481,7 +486,6 @@ class _When:
 def generate(n: int = 20_000, seed: int = 13, *, weekly_recalls: int = 20) -> Year:
     """The year: at least `n` items in time order, the month-end questions and the Monday recalls."""
     b = _Builder(seed, scale=n / 20_000)
-    rng = b.rng
     comps = COMPONENTS[:max(4, round(len(COMPONENTS) * min(1.0, (n / 20_000) ** 0.5)))]
     b.component_slots(comps)
     b.tool_slots()
@@ -506,7 +510,7 @@ def generate(n: int = 20_000, seed: int = 13, *, weekly_recalls: int = 20) -> Ye
 
 
 def _month_end(month: int) -> datetime:
-    nxt = datetime(2026 + month // 12, month % 12 + 1, 1, tzinfo=timezone.utc)
+    nxt = datetime(2026 + month // 12, month % 12 + 1, 1, tzinfo=UTC)
     return nxt - timedelta(minutes=1)
 
 

@@ -3,14 +3,14 @@ memory holds which item, and the embedding cache. Pure logic, so a fake embedder
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.lifecycle_year import CachedEmbedder, Replay
 from benchmarks.year_data import Item
 from mnemex.models import WriteAction, WriteOutcome
 
-T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 class CountingEmbedder:
@@ -31,7 +31,8 @@ class CountingEmbedder:
 def test_labels_follow_the_item_that_last_wrote_a_memory() -> None:
     old = Item("i0", T0, "billing-api listens on port 8080.", "fact", "s", "port:billing-api", "8080",
                ends=T0 + timedelta(days=30))
-    new = Item("i1", T0 + timedelta(days=30), "billing-api moved to port 8123.", "fact", "s", "port:billing-api", "8123")
+    new = Item("i1", T0 + timedelta(days=30), "billing-api moved to port 8123.", "fact", "s",
+               "port:billing-api", "8123")
     chat = Item("i2", T0, "ok, thanks", "noise", "s")
     replay = Replay({i.key: i for i in (old, new, chat)})
     replay.record(old, WriteOutcome(action=WriteAction.CREATED, id="m1"))

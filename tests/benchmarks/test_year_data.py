@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 from benchmarks.year_data import GENERATOR_VERSION, generate
@@ -60,3 +61,11 @@ def test_recalled_memories_are_few_and_weekly() -> None:
     assert 0 < len({YEAR.recalls[0].key, *recalled}) <= 60  # a chain's current statement changes over the year
     assert len(recalled) < len(YEAR.items) / 10
     assert any(r.helped for r in YEAR.recalls) and not all(r.helped for r in YEAR.recalls)
+
+
+def test_a_changed_output_comes_with_a_new_generator_version() -> None:
+    """The harness caches embeddings under GENERATOR_VERSION: changing the year without bumping it
+    would mix two years' figures. Bump the version and record the new fingerprint here."""
+    fingerprints = {1: "b21ea8c542037f99ad518724068e2ed06c1a06c1"}
+    digest = hashlib.sha1(repr((YEAR.items, YEAR.questions, YEAR.recalls)).encode()).hexdigest()
+    assert fingerprints.get(GENERATOR_VERSION) == digest
