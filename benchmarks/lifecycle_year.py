@@ -223,6 +223,7 @@ class Searcher:
     def __init__(self, engine: Any, queries: list[str], t: datetime):
         self.engine, self.queries, self.t = engine, queries or ["what port"], t
         self.latencies: list[float] = []
+        self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -230,7 +231,10 @@ class Searcher:
         i = 0
         while not self._stop.is_set():
             start = time.perf_counter()
-            self.engine.search(self.queries[i % len(self.queries)], limit=5, now=self.t)
+            try:
+                self.engine.search(self.queries[i % len(self.queries)], limit=5, now=self.t)
+            except Exception as exc:  # a search that fails while the lifecycle runs is a finding, not a crash
+                self.errors.append(f"{type(exc).__name__}: {exc}")
             self.latencies.append(time.perf_counter() - start)
             i += 1
 
@@ -244,13 +248,14 @@ class Searcher:
 
     def summary(self) -> dict[str, float]:
         lat = self.latencies or [0.0]
-        return {"searches": len(self.latencies), "max_ms": 1000 * max(lat), "p50_ms": 1000 * statistics.median(lat)}
+        return {"searches": len(self.latencies), "max_ms": 1000 * max(lat), "p50_ms": 1000 * statistics.median(lat),
+                "errors": len(self.errors), **({"first_error": self.errors[0]} if self.errors else {})}
 
 
-def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str]) -> dict[str, Any]:
+def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alone_s: float = 1.0) -> dict[str, Any]:
     """Run the mode's lifecycle at `t` with a concurrent search loop; the same loop alone first."""
     with Searcher(engine, queries, t) as alone:
-        time.sleep(1.0)
+        time.sleep(alone_s)
     out: dict[str, Any] = {"alone": alone.summary()}
     if mode == "none":
         return out
@@ -260,7 +265,10 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str]) -> d
     with Searcher(engine, queries, t) as during:
         start = time.perf_counter()
         if dream is not None:
-            out["dream_report"] = repr(dream(now=t))
+            try:
+                out["dream_report"] = repr(dream(now=t))
+            except Exception as exc:  # reported in the row; the year goes on with the sweep
+                out["dream_error"] = f"{type(exc).__name__}: {exc}"
             out["dream_s"] = time.perf_counter() - start
         swept = time.perf_counter()
         out["sweep_report"] = repr(engine.sweep())
@@ -344,6 +352,10 @@ def row_line(row: dict[str, Any]) -> str:
            f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f})"
            if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
+    if "dream_s" in step:
+        extra += f" [dream {step['dream_s']:.2f} s{', ' + step['dream_error'] if 'dream_error' in step else ''}]"
+    if step.get("during", {}).get("errors"):
+        extra += f" [{step['during']['errors']} searches failed: {step['during']['first_error']}]"
     return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} "
             f"valid {b['valid']}->{a['valid']} active {b['active']}->{a['active']} "
             f"(of which stale/noise/tool {_holds(b)}->{_holds(a)}) | Q {qb['questions']} R@5 {_pct(qb['recall5'])}->"
