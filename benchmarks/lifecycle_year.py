@@ -199,12 +199,15 @@ def ask(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> 
     hits, shown = 0, 0
     kinds = {"valid": 0, "stale": 0, "noise": 0, "tool": 0, "engine": 0}
     by_topic: dict[str, list[int]] = {}
+    misses = []
     for q in questions:
         got = engine.search(q.text, limit=5, now=t)
         labels = [replay.label(r.memory.id, t) for r in got]
-        ok = any(q.answer.lower() in r.memory.content.lower() and q.subject.lower() in r.memory.content.lower()
-                 and lab not in BAD for r, lab in zip(got, labels))
+        ok = any(_answers(q, r.memory.content) and lab not in BAD for r, lab in zip(got, labels))
         hits += ok
+        if not ok:
+            misses.append({"question": q.text, "answer": q.answer, "why": _why_missed(engine, q, replay),
+                           "top3": [f"[{lab}] {r.memory.content[:90]}" for r, lab in zip(got[:3], labels)]})
         shown += len(got)
         for lab in labels:
             kinds[lab] += 1
@@ -214,7 +217,22 @@ def ask(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> 
     n = max(1, len(questions))
     return {"questions": len(questions), "recall5": hits / n,
             "stale5": kinds["stale"] / max(1, shown), "noise5": (kinds["noise"] + kinds["tool"]) / max(1, shown),
-            "by_topic": {k: f"{a}/{b}" for k, (a, b) in sorted(by_topic.items())}}
+            "by_topic": {k: f"{a}/{b}" for k, (a, b) in sorted(by_topic.items())}, "misses": misses}
+
+
+def _answers(q: Question, content: str) -> bool:
+    return q.answer.lower() in content.lower() and q.subject.lower() in content.lower()
+
+
+def _why_missed(engine: Any, q: Question, replay: Replay) -> str:
+    """'ranked below 5' when a current memory written by a valid item still holds the answer,
+    else 'answer not current' (superseded, merged away or rewritten by the write path)."""
+    ids = list(dict.fromkeys(i for key in q.keys for i in replay.ids.get(key, ())))
+    current = [m for m in engine.recall(ids, touch=False) if m.status.value == "active"] if ids else []
+    if any(_answers(q, m.content) for m in current):
+        return "ranked below 5" + (" (dormant)" if all(m.lifecycle.dormant for m in current
+                                                        if _answers(q, m.content)) else "")
+    return "answer not current"
 
 
 class Searcher:
@@ -387,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=CACHE)
     ap.add_argument("--max-questions", type=int, help="questions asked per checkpoint at most (150; 60 --quick)")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
+    ap.add_argument("--misses", action="store_true", help="print the questions missed at the last checkpoint")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),
                     help="print two runs' --json files side by side (without / with the lifecycle) and exit")
     args = ap.parse_args(argv)
@@ -414,6 +433,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions)
     for row in rows[:-1]:
         print(row_line(row))
+    if args.misses:
+        last = rows[-2].get("ask_after", rows[-2]["ask_before"])
+        for miss in last["misses"]:
+            print(f"MISS {miss['question']!r} -> {miss['answer']!r} ({miss['why']}): " + " | ".join(miss["top3"]))
     print(f"write actions {rows[-1]['actions']}, embedding cache misses {rows[-1]['embed_misses']}, "
           f"{time.perf_counter() - t0:.0f} s in all")
     if args.json:
