@@ -1,0 +1,454 @@
+"""A blind simulated year of one coding project, replayed through the engine (issue 13's benchmark).
+
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --quick               # 2,000 memories, < 3 min
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --mode sweep          # 20,000 memories
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --mode dream --json dream.json
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --compare none.json dream.json   # without / with
+    PYTHONPATH=src:. python benchmarks/lifecycle_year.py --quick --misses     # what the last checkpoint missed
+
+The year (`year_data.py`, seeded, GENERATOR_VERSION) is replayed in time order on a fixed clock:
+every item is memorized at its time (tool events as `tool_event` from a hook, the rest classified
+by the engine), the Monday recalls call `recall` (and `rate(helped=True)` when the agent found it
+useful). At each checkpoint (month ends; quarter ends with --quick) it reports:
+
+* store size (every memory, all validity states), valid (status active: the active set without
+  the lifecycle) and the active set (valid and not dormant), before and after the lifecycle step;
+* Recall@5 of the still-valid facts (a top-5 memory holding the question's subject and answer,
+  not itself stale, noise or a tool event), and the share of the top-5 results that are stale
+  statements or noise/tool events, before and after the lifecycle step;
+* the lifecycle step: `--mode none` nothing; `sweep` `engine.sweep()`; `dream` `engine.dream(now=t)`
+  then `engine.sweep()` ("dream: not available" and sweep alone while the engine has no dream).
+  Its time, and the latency of a search running concurrently in a loop (max and p50), against the
+  same loop run alone just before.
+
+The engine is the factory's (`build_engine`, default settings) with its clock replaced by the
+replay's. Embeddings are cached on disk keyed by GENERATOR_VERSION and the model (`--cache-dir`,
+default ~/.cache/mnemex-bench): the first full run embeds about 13,000 texts (about 15 minutes on
+a busy 2-core machine), reruns none. The embeddings, not the store, are what is cached: the store
+a checkpoint sees depends on the mode (the lifecycle ran at every earlier checkpoint) and on the
+engine under test, while the vectors of a text do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, Self
+from unittest import mock
+
+import numpy as np
+
+from benchmarks.year_data import GENERATOR_VERSION, PROJECT, Item, Question, Year, generate
+from mnemex.models import MemoryKind, NewMemory, Provenance, WriteAction, WriteOutcome
+
+CACHE = Path.home() / ".cache" / "mnemex-bench"
+QUICK_N = 2_000
+BAD = ("stale", "noise", "tool")
+
+
+class Clock:
+    """The engine's clock: the replay sets `now` to each event's time."""
+
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class CachedEmbedder:
+    """The real embedder behind a disk cache of document and query vectors (text sha1 -> vector)."""
+
+    def __init__(self, inner: Any, path: Path):
+        self.inner = inner
+        self.identity = inner.identity
+        self.path = path
+        self.vectors: dict[str, np.ndarray] = {}
+        self.misses = 0
+        if path.exists():
+            with np.load(path) as data:
+                self.vectors = dict(zip(data["keys"].tolist(), data["vectors"]))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    @staticmethod
+    def _key(prefix: str, text: str) -> str:
+        return prefix + hashlib.sha1(text.encode()).hexdigest()
+
+    def embed_documents(self, texts: list[str] | tuple[str, ...]) -> list[list[float]]:
+        keys = [self._key("d", t) for t in texts]
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in self.vectors))
+        if missing:
+            self.misses += len(missing)
+            for text, vec in zip(missing, self.inner.embed_documents(missing)):
+                self.vectors[self._key("d", text)] = np.asarray(vec, dtype=np.float32)
+        return [self.vectors[k].tolist() for k in keys]
+
+    def embed_query(self, text: str) -> list[float]:
+        key = self._key("q", text)
+        if key not in self.vectors:
+            self.misses += 1
+            self.vectors[key] = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+        return self.vectors[key].tolist()
+
+    def prefill(self, texts: list[str], queries: list[str], batch: int = 64) -> None:
+        todo = list(dict.fromkeys(t for t in texts if self._key("d", t) not in self.vectors))
+        asked = list(dict.fromkeys(q for q in queries if self._key("q", q) not in self.vectors))
+        if not todo and not asked:
+            return
+        for query in asked:
+            self.embed_query(query)
+        t0 = time.perf_counter()
+        for start in range(0, len(todo), batch):
+            self.embed_documents(todo[start:start + batch])
+            done = min(start + batch, len(todo))
+            if done % (batch * 20) < batch or done == len(todo):
+                _progress(f"embedding {done}/{len(todo)} texts ({time.perf_counter() - t0:.0f} s)")
+        self.save()
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(self.vectors)
+        tmp = self.path.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
+        tmp.replace(self.path)
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def build(data_dir: Path, clock: Clock, cache_dir: Path) -> tuple[Any, CachedEmbedder]:
+    """The engine as the factory composes it, on the replay's clock and the cached embedder."""
+    from mnemex.config import Settings
+    from mnemex.engine import factory
+    from mnemex.engine.service import MemoryEngine
+
+    settings = Settings(data_dir=data_dir)
+    inner = factory.build_embedder(settings)
+    tag = hashlib.sha1(repr(inner.identity).encode()).hexdigest()[:10]
+    embedder = CachedEmbedder(inner, cache_dir / f"year-v{GENERATOR_VERSION}-{tag}.npz")
+    with mock.patch.object(factory, "MemoryEngine", partial(MemoryEngine, clock=clock)):
+        engine = factory.build_engine(settings, default_project=PROJECT, embedder=embedder)
+    return engine, embedder
+
+
+@dataclass
+class Replay:
+    """Which memory holds which item: `holder` for labels, `ids` for recalls."""
+    items: dict[str, Item]
+    holder: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, list[str]] = field(default_factory=dict)
+    actions: dict[str, int] = field(default_factory=dict)
+
+    def record(self, item: Item, out: WriteOutcome) -> None:
+        ids = []
+        for part in (out, *out.also):
+            self.actions[part.action.value] = self.actions.get(part.action.value, 0) + 1
+            held = [part.id] if part.id else list(part.affected_ids) if part.action == WriteAction.SKIPPED else []
+            for memory_id in held:
+                if part.action in (WriteAction.CREATED, WriteAction.SUPERSEDED, WriteAction.UPDATED):
+                    self.holder[memory_id] = item.key  # its content is now this item's
+                else:
+                    self.holder.setdefault(memory_id, item.key)
+                ids.append(memory_id)
+        self.ids[item.key] = ids
+
+    def label(self, memory_id: str, t: datetime) -> str:
+        key = self.holder.get(memory_id)
+        return self.items[key].label(t) if key else "engine"  # made by the engine (a theme, a summary)
+
+
+def ingest(engine: Any, item: Item, clock: Clock, replay: Replay) -> None:
+    clock.now = item.at
+    tool = item.group == "tool"
+    new = NewMemory(content=item.text, project=PROJECT, created_at=item.at,
+                    kind=MemoryKind.TOOL_EVENT if tool else None,
+                    provenance=Provenance(source="hook" if tool else "agent", session_id=item.session))
+    replay.record(item, engine.memorize(new))
+
+
+def store_counts(engine: Any, replay: Replay, t: datetime) -> dict[str, Any]:
+    """Store size (all validity states), valid (status active), the active set (valid, not dormant),
+    what the active set holds by label at `t`, and the valid memories per tier."""
+    total = valid = active = 0
+    tiers: dict[str, int] = {}
+    holds = {"valid": 0, "stale": 0, "noise": 0, "tool": 0, "engine": 0}
+    for memory in engine.export(include_all=True):
+        total += 1
+        if memory.status.value != "active":
+            continue
+        valid += 1
+        tier = memory.lifecycle.tier or "entry"
+        tiers[tier] = tiers.get(tier, 0) + 1
+        if not memory.lifecycle.dormant:
+            active += 1
+            holds[replay.label(memory.id, t)] += 1
+    return {"store": total, "valid": valid, "active": active, "active_holds": holds,
+            "tiers": dict(sorted(tiers.items()))}
+
+
+def ask(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> dict[str, Any]:
+    """Recall@5 of the valid answers, and what the top 5 hold (shares of all returned results)."""
+    hits, shown = 0, 0
+    kinds = {"valid": 0, "stale": 0, "noise": 0, "tool": 0, "engine": 0}
+    by_topic: dict[str, list[int]] = {}
+    misses = []
+    for q in questions:
+        got = engine.search(q.text, limit=5, now=t)
+        labels = [replay.label(r.memory.id, t) for r in got]
+        ok = any(_answers(q, r.memory.content) and lab not in BAD for r, lab in zip(got, labels))
+        hits += ok
+        if not ok:
+            misses.append({"question": q.text, "answer": q.answer, "why": _why_missed(engine, q, replay),
+                           "top3": [f"[{lab}] {r.memory.content[:90]}" for r, lab in zip(got[:3], labels)]})
+        shown += len(got)
+        for lab in labels:
+            kinds[lab] += 1
+        by_topic.setdefault(q.topic, [0, 0])
+        by_topic[q.topic][0] += ok
+        by_topic[q.topic][1] += 1
+    n = max(1, len(questions))
+    return {"questions": len(questions), "recall5": hits / n,
+            "stale5": kinds["stale"] / max(1, shown), "noise5": (kinds["noise"] + kinds["tool"]) / max(1, shown),
+            "by_topic": {k: f"{a}/{b}" for k, (a, b) in sorted(by_topic.items())}, "misses": misses}
+
+
+def _answers(q: Question, content: str) -> bool:
+    return q.answer.lower() in content.lower() and q.subject.lower() in content.lower()
+
+
+def _why_missed(engine: Any, q: Question, replay: Replay) -> str:
+    """'ranked below 5' when a current memory written by a valid item still holds the answer,
+    else 'answer not current' (superseded, merged away or rewritten by the write path)."""
+    ids = list(dict.fromkeys(i for key in q.keys for i in replay.ids.get(key, ())))
+    current = [m for m in engine.recall(ids, touch=False) if m.status.value == "active"] if ids else []
+    if any(_answers(q, m.content) for m in current):
+        return "ranked below 5" + (" (dormant)" if all(m.lifecycle.dormant for m in current
+                                                        if _answers(q, m.content)) else "")
+    return "answer not current"
+
+
+class Searcher:
+    """Searches in a loop on its own thread and keeps each call's latency (the 'pause' a tool sees)."""
+
+    def __init__(self, engine: Any, queries: list[str], t: datetime):
+        self.engine, self.queries, self.t = engine, queries or ["what port"], t
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        i = 0
+        while not self._stop.is_set():
+            start = time.perf_counter()
+            try:
+                self.engine.search(self.queries[i % len(self.queries)], limit=5, now=self.t)
+            except Exception as exc:  # a search that fails while the lifecycle runs is a finding, not a crash
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+            self.latencies.append(time.perf_counter() - start)
+            i += 1
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> dict[str, float]:
+        lat = self.latencies or [0.0]
+        return {"searches": len(self.latencies), "max_ms": 1000 * max(lat), "p50_ms": 1000 * statistics.median(lat),
+                "errors": len(self.errors), **({"first_error": self.errors[0]} if self.errors else {})}
+
+
+def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alone_s: float = 1.0) -> dict[str, Any]:
+    """Run the mode's lifecycle at `t` with a concurrent search loop; the same loop alone first."""
+    with Searcher(engine, queries, t) as alone:
+        time.sleep(alone_s)
+    out: dict[str, Any] = {"alone": alone.summary()}
+    if mode == "none":
+        return out
+    dream = getattr(engine, "dream", None) if mode == "dream" else None
+    if mode == "dream" and dream is None:
+        out["dream"] = "not available"
+    with Searcher(engine, queries, t) as during:
+        start = time.perf_counter()
+        if dream is not None:
+            try:
+                out["dream_report"] = repr(dream(now=t))
+            except Exception as exc:  # reported in the row; the year goes on with the sweep
+                out["dream_error"] = f"{type(exc).__name__}: {exc}"
+            out["dream_s"] = time.perf_counter() - start
+        swept = time.perf_counter()
+        out["sweep_report"] = repr(engine.sweep())
+        out["sweep_s"] = time.perf_counter() - swept
+        out["cycle_s"] = time.perf_counter() - start
+    out["during"] = during.summary()
+    return out
+
+
+def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
+        max_questions: int | None = None) -> list[dict[str, Any]]:
+    clock = Clock(year.items[0].at)
+    replay = Replay({i.key: i for i in year.items})
+    with tempfile.TemporaryDirectory(prefix="mnemex-year-") as tmp:
+        engine, embedder = build(Path(tmp), clock, cache_dir)
+        try:
+            embedder.prefill([i.text for i in year.items], [q.text for q in year.questions])
+            events = sorted([(i.at, 0, i) for i in year.items] + [(r.at, 1, r) for r in year.recalls]
+                            + [(t, 2, t) for t in checkpoints], key=lambda e: (e[0], e[1]))
+            rows, done, t0 = [], 0, time.perf_counter()
+            for at, kind, event in events:
+                if kind == 0:
+                    ingest(engine, event, clock, replay)
+                    done += 1
+                    if done % 1000 == 0:
+                        _progress(f"{done}/{len(year.items)} memorized ({time.perf_counter() - t0:.0f} s)")
+                elif kind == 1:
+                    clock.now = at
+                    recall(engine, replay, event)
+                else:
+                    clock.now = at
+                    rows.append(checkpoint(engine, year, at, mode, replay, done, max_questions))
+                    _progress(row_line(rows[-1]))
+                    embedder.save()  # a cut run keeps what it embedded
+            embedder.save()
+            rows.append({"actions": replay.actions, "embed_misses": embedder.misses})
+            return rows
+        finally:
+            engine.close()
+
+
+def recall(engine: Any, replay: Replay, event: Any) -> None:
+    ids = [i for i in dict.fromkeys(replay.ids.get(event.key, ()))]
+    if not ids:
+        return
+    engine.recall(ids)
+    if event.helped:
+        engine.rate(ids[0], helped=True)
+
+
+def checkpoint(engine: Any, year: Year, t: datetime, mode: str, replay: Replay, done: int,
+               max_questions: int | None) -> dict[str, Any]:
+    questions = [q for q in year.questions if q.at == t]
+    if max_questions is not None and len(questions) > max_questions:  # an even, fixed sample
+        questions = questions[::-(-len(questions) // max_questions)]
+    row: dict[str, Any] = {"at": t.strftime("%Y-%m-%d"), "memorized": done,
+                           "before": store_counts(engine, replay, t)}
+    row["ask_before"] = ask(engine, questions, t, replay)
+    step = lifecycle_step(engine, mode, t, [q.text for q in questions])
+    row["step"] = step
+    if mode != "none":
+        row["after"] = store_counts(engine, replay, t)
+        row["ask_after"] = ask(engine, questions, t, replay)
+    return row
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _holds(counts: dict[str, Any]) -> str:
+    h = counts["active_holds"]
+    return f"{h['stale']}/{h['noise']}/{h['tool']}"
+
+
+def row_line(row: dict[str, Any]) -> str:
+    b, a = row["before"], row.get("after", row["before"])
+    qb, qa = row["ask_before"], row.get("ask_after", row["ask_before"])
+    step = row["step"]
+    cyc = (f"cycle {step['cycle_s']:.2f} s, search max {step['during']['max_ms']:.0f} ms "
+           f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f})"
+           if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
+    extra = " [dream: not available]" if step.get("dream") == "not available" else ""
+    if "dream_s" in step:
+        extra += f" [dream {step['dream_s']:.2f} s{', ' + step['dream_error'] if 'dream_error' in step else ''}]"
+    if step.get("during", {}).get("errors"):
+        extra += f" [{step['during']['errors']} searches failed: {step['during']['first_error']}]"
+    return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} "
+            f"valid {b['valid']}->{a['valid']} active {b['active']}->{a['active']} "
+            f"(of which stale/noise/tool {_holds(b)}->{_holds(a)}) | Q {qb['questions']} R@5 {_pct(qb['recall5'])}->"
+            f"{_pct(qa['recall5'])} stale@5 {_pct(qb['stale5'])}->{_pct(qa['stale5'])} noise@5 "
+            f"{_pct(qb['noise5'])}->{_pct(qa['noise5'])} | {cyc}{extra}")
+
+
+def compare(without: dict[str, Any], with_: dict[str, Any]) -> str:
+    """Two runs' JSON side by side per checkpoint: the store and active set without the lifecycle
+    (a `--mode none` run) and with it (after each step of a sweep or dream run)."""
+    head = ("checkpoint | store without / with | active without / with | R@5 without / with | "
+            f"stale@5 without / with | noise@5 without / with ({without['mode']} vs {with_['mode']})")
+    lines = [head]
+    for a, b in zip(without["rows"][:-1], with_["rows"][:-1]):
+        sa, sb = a.get("after", a["before"]), b.get("after", b["before"])
+        qa, qb = a.get("ask_after", a["ask_before"]), b.get("ask_after", b["ask_before"])
+        lines.append(f"{a['at']} | {sa['store']} / {sb['store']} | {sa['active']} / {sb['active']} | "
+                     f"{_pct(qa['recall5'])} / {_pct(qb['recall5'])} | {_pct(qa['stale5'])} / {_pct(qb['stale5'])} | "
+                     f"{_pct(qa['noise5'])} / {_pct(qb['noise5'])}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mode", choices=("none", "sweep", "dream"), default="sweep")
+    ap.add_argument("--quick", action="store_true", help=f"{QUICK_N} memories, quarterly checkpoints (smoke run)")
+    ap.add_argument("-n", type=int, default=20_000, help="memories in the year (default 20,000)")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--cache-dir", type=Path, default=CACHE)
+    ap.add_argument("--max-questions", type=int, help="questions asked per checkpoint at most (150; 60 --quick)")
+    ap.add_argument("--json", type=Path, help="write every figure to this file")
+    ap.add_argument("--misses", action="store_true", help="print the questions missed at the last checkpoint")
+    ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),
+                    help="print two runs' --json files side by side (without / with the lifecycle) and exit")
+    args = ap.parse_args(argv)
+    if args.compare:
+        try:
+            runs = [json.loads(p.read_text()) for p in args.compare]
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot read a --compare file: {exc}", file=sys.stderr)
+            return 2
+        print(compare(*runs))
+        return 0
+    n = QUICK_N if args.quick else args.n
+    if args.max_questions is None:
+        args.max_questions = 60 if args.quick else 150
+    if n < 100:
+        print("error: -n must be at least 100", file=sys.stderr)
+        return 2
+    year = generate(n, args.seed)
+    checkpoints = year.checkpoints[2::3] if args.quick else year.checkpoints
+    print(f"year v{GENERATOR_VERSION}: {len(year.items)} items {year.counts}, "
+          f"{sum(q.at in checkpoints for q in year.questions)} questions "
+          f"(at most {args.max_questions} asked per checkpoint), {len(year.recalls)} recalls; "
+          f"mode {args.mode}", flush=True)
+    t0 = time.perf_counter()
+    rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions)
+    for row in rows[:-1]:
+        print(row_line(row))
+    if args.misses:
+        last = rows[-2].get("ask_after", rows[-2]["ask_before"])
+        for miss in last["misses"]:
+            print(f"MISS {miss['question']!r} -> {miss['answer']!r} ({miss['why']}): " + " | ".join(miss["top3"]))
+    print(f"write actions {rows[-1]['actions']}, embedding cache misses {rows[-1]['embed_misses']}, "
+          f"{time.perf_counter() - t0:.0f} s in all")
+    if args.json:
+        args.json.write_text(json.dumps({"version": GENERATOR_VERSION, "n": n, "mode": args.mode, "rows": rows},
+                                        indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
