@@ -74,7 +74,8 @@ def merge_text(members: Sequence[Memory], *, max_chars: int, overlap: float = 0.
             words = _words(sentence)
             if not words or _said(words, kept, overlap):
                 continue
-            addition = sentence if sentence[-1] in ".!?" else sentence + "."
+            addition = sentence[0].upper() + sentence[1:]
+            addition = addition if addition[-1] in ".!?" else addition + "."
             joined = text + (" " if text[-1:] in ".!?" else ". ") + addition
             if len(joined) > max_chars:
                 continue

@@ -1,0 +1,132 @@
+"""The dream cycle on the real engine (Qdrant Edge, the real model, SQLite), time given by `now`:
+a cluster of near-duplicates becomes one theme memory that supersedes them, a plan past its
+validity and an unhelpful idle memory go dormant, a scope over its cap is trimmed, pinned and
+flashbulb memories are kept, recalls together strengthen a relation, every change is audited
+and nothing is ever deleted."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from mnemex.config import Settings
+from mnemex.config.dream import ForgettingConfig
+from mnemex.config.lifecycle import LifecycleConfig
+from mnemex.engine.factory import build_engine
+from mnemex.errors import InvalidInputError
+from mnemex.models import Lifecycle, Memory, MemoryKind, MemoryStatus, utcnow
+
+PROJECT = "/work/proj"
+DUPLICATES = (
+    "The staging database is reset every Sunday night by the reset-staging cron job.",
+    "Every Sunday night the reset-staging cron job resets the staging database.",
+    "The reset-staging cron job wipes the staging database each Sunday night; back up fixtures first.",
+)
+CHATTER = ("Thanks, that looks good to me", "Let me think about the sidebar colours for a moment",
+           "Lunch was great today at the new ramen place", "The coffee machine on floor two is fixed",
+           "I will be out on Friday afternoon", "Nice weather for the team offsite",
+           "The standup moved to ten thirty", "Someone left an umbrella in room four")
+
+
+@pytest.fixture
+def capped(tmp_path, embedder):
+    """An engine whose project holds at most 6 active memories (trimmed to 5)."""
+    settings = Settings(data_dir=tmp_path / "data",
+                        lifecycle=LifecycleConfig(forgetting=ForgettingConfig(capacity=6, trim_to=0.9)))
+    eng = build_engine(settings, default_project=PROJECT, embedder=embedder)
+    yield eng
+    eng.close()
+
+
+def _import(engine, content: str, *, kind=MemoryKind.FACT, days: float = 20.0, **fields) -> str:
+    created = utcnow() - timedelta(days=days)
+    memory = Memory(id=str(uuid.uuid4()), content=content, kind=kind, project=PROJECT, created_at=created,
+                    recorded_at=created, valid_from=created, **fields)
+    engine.import_memories([memory])
+    return memory.id
+
+
+def test_a_dream_merges_expires_keeps_pinned_trims_audits_and_never_deletes(capped):
+    engine = capped
+    duplicates = [_import(engine, text) for text in DUPLICATES]
+    plan = _import(engine, "We plan to move the CI to GitHub Actions by Friday", kind=MemoryKind.PLAN,
+                   valid_until=utcnow() - timedelta(days=2))
+    unhelpful = Lifecycle(utility=0.05, utility_at=utcnow() - timedelta(days=60), misled=12)
+    pinned = _import(engine, "Never force-push to the main branch of the deploy repository", kind=MemoryKind.NOTE,
+                     days=200, pinned=True, lifecycle=unhelpful)
+    stale = _import(engine, "The linter config lives in an old tox.ini section", kind=MemoryKind.NOTE, days=200,
+                    lifecycle=unhelpful)
+    chatter = [_import(engine, text, kind=MemoryKind.NOTE, days=30) for text in CHATTER]
+    before = {m.id: m for m in engine.export()}
+
+    report = engine.dream(now=utcnow())
+
+    assert (report.clusters, report.themes, report.merged) == (1, 1, 3)
+    themes = [m for m in engine.export() if m.metadata.get("theme_of")]
+    assert len(themes) == 1
+    theme = themes[0]
+    assert set(theme.supersedes) == set(duplicates) and theme.status == MemoryStatus.ACTIVE
+    assert "back up fixtures first" in theme.content.lower()
+    for memory_id in duplicates:
+        old = engine.get(memory_id)
+        assert old.status == MemoryStatus.SUPERSEDED and old.superseded_by == theme.id
+    found = engine.search("when is the staging database reset?", limit=3)
+    assert found[0].memory.id == theme.id
+
+    assert report.forgotten == {"contradiction": 0, "foresight": 1, "utility_floor": 1, "redundancy": 0, "capacity": 4}
+    assert engine.get(plan).lifecycle.dormant and engine.get(stale).lifecycle.dormant
+    assert engine.get(pinned) == before[pinned]  # pinned: untouched, whatever its utility
+    trimmed = [i for i in chatter if engine.get(i).lifecycle.dormant]
+    assert len(trimmed) == 4  # 9 active (the pinned one, 8 notes) over the cap of 6: down to 6 x 0.9 = 5
+    assert engine.store.count(engine.default_filter()) == 6  # the new theme, the pinned one, 4 notes
+
+    after = {m.id: m for m in engine.export()}
+    assert set(before) <= set(after) and len(after) == len(before) + 1  # nothing deleted; one theme added
+    ops = engine.journal.ops(limit=200)
+    dormant = [o for o in ops if o.op == "dormant"]
+    assert sorted(o.detail["reason"].split(":")[0] for o in dormant) == [
+        "capacity", "capacity", "capacity", "capacity", "foresight", "utility_floor"]
+    assert all(o.actor == "dream" for o in dormant)
+    assert sum(o.op == "supersede" for o in ops) == 3 and any(o.op == "dream" for o in ops)
+
+
+def test_a_dream_changes_at_most_its_limit_and_the_next_one_finishes(capped):
+    for text in CHATTER:
+        _import(capped, text, kind=MemoryKind.NOTE, days=30)
+    first = capped.dream(now=utcnow(), limit=1)
+    assert first.changed == 1 and first.deferred > 0
+    second = capped.dream(now=utcnow())
+    assert second.deferred == 0
+    assert first.forgotten["capacity"] + second.forgotten["capacity"] == 3  # 8 over a cap of 6: down to 5
+    assert capped.store.count(capped.default_filter()) == 5
+
+
+def test_recalled_together_strengthens_a_relation_and_flashbulbs_stay_vivid(engine):
+    a = _import(engine, "The payments service retries webhooks three times")
+    b = _import(engine, "Webhook retries use exponential backoff starting at two seconds")
+    outage = _import(engine, "Production outage: the payments service went down after the Redis failover",
+                     kind=MemoryKind.NOTE, days=1)  # too fresh to need rehearsal
+    engine.recall([a, b])
+    report = engine.dream(now=utcnow())
+    assert report.coactivated == 1 and report.flashbulbs == 1
+    edge = next(r for r in engine.journal.relations(min(a, b), types=["related_to"]) if max(a, b) in (r.src, r.dst))
+    assert edge.weight == pytest.approx(0.1) and edge.detail["co_activations"] == 1
+    vivid = engine.get(outage)
+    assert vivid.metadata["flashbulb"] is True and vivid.importance >= 0.9 and vivid.lifecycle.storage == 1.5
+    assert engine.dream(now=utcnow()).flashbulbs == 0  # once
+
+
+def test_the_agent_consolidates_a_cluster_it_was_handed(engine):
+    ids = [_import(engine, text) for text in DUPLICATES]
+    clusters = engine.memory_clusters(project=PROJECT)
+    assert [sorted(m.id for m in group) for group in clusters] == [sorted(ids)]
+    theme = engine.consolidate(ids, "The reset-staging cron job resets the staging database every Sunday night; "
+                                    "back up fixtures first.")
+    assert set(theme.supersedes) == set(ids) and theme.provenance.source == "agent"
+    assert engine.memory_clusters(project=PROJECT) == []
+    with pytest.raises(InvalidInputError):
+        engine.consolidate(ids, "again")  # they are superseded now
+    with pytest.raises(InvalidInputError):
+        engine.consolidate([theme.id], "alone")
