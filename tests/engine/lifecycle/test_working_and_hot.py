@@ -112,3 +112,14 @@ def test_arousal_reads_incidents_outages_and_security_findings():
     assert arousal("Security finding: the admin API accepted expired tokens") >= 0.8
     assert arousal("We had an incident once") < 0.8
     assert arousal("Use pnpm, not npm") == 0.0
+
+
+def test_close_statements_with_different_values_are_not_the_same_subject():
+    from mnemex.engine.lifecycle.themes import same_subject
+
+    def m(text: str) -> Memory:
+        return Memory(id=text, content=text, project="/p", created_at=T0, recorded_at=T0, valid_from=T0)
+
+    assert not same_subject(m("Service svc0 listens on port 8000"), m("Service svc9 listens on port 8009"))
+    assert same_subject(m("Service svc0 listens on port 8000"), m("svc0 listens on port 8000, behind the gateway"))
+    assert same_subject(m("Deploys go out on Tuesdays"), m("We deploy on Tuesdays"))

@@ -18,13 +18,26 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _WORD = re.compile(r"[\w./:-]+")
 
 
+_SPECIFIC = re.compile(r"[\w./:-]*(?:\d|[_./:]\w|[a-z][A-Z])[\w./:-]*")
+
+
+def specifics(text: str) -> frozenset[str]:
+    """The tokens that tell like statements apart: numbers, versions, paths, snake_case and
+    camelCase names (`svc9`, `8009`, `a/b.py`, `poll_status`, `fooBar`)."""
+    return frozenset(t.lower().strip(".:-") for t in _SPECIFIC.findall(text)) - {""}
+
+
 def same_subject(a: Memory, b: Memory) -> bool:
-    """Two memories may be merged: the same kind, scope and project, and entities that overlap
-    (or are missing on one side: a paraphrase may name nothing)."""
+    """Two memories may be merged: the same kind, scope and project, entities that overlap (or
+    are missing on one side: a paraphrase may name nothing), and no specific token of each that
+    the other lacks (`port 8000` and `port 8009` are two facts however close their embeddings)."""
     if (a.kind, a.scope, a.project) != (b.kind, b.scope, b.project):
         return False
     ea, eb = {e.lower() for e in a.entities}, {e.lower() for e in b.entities}
-    return not (ea and eb) or bool(ea & eb)
+    if ea and eb and not ea & eb:
+        return False
+    sa, sb = specifics(a.content), specifics(b.content)
+    return sa <= sb or sb <= sa
 
 
 def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
