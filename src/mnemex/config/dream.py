@@ -38,10 +38,13 @@ class DreamConfig(Frozen):
     neighbours: int = Field(6, ge=1, le=50, description="Nearest neighbours each compared memory is checked against.")
     theme_importance: float = Field(0.8, ge=0, le=1, description="Importance of a theme memory (seed: 0.8).")
     theme_max_chars: int = Field(800, ge=100, description="Longest text a deterministic theme merge makes (the representative first, then the members' distinct sentences).")
-    consolidation: Literal["deterministic", "agent", "off"] = Field("deterministic", description=(
-        "How the dream turns clusters into theme memories: deterministic (pick and merge text, no model); agent "
-        "(the dream leaves them to the agent: memory_clusters hands them out, consolidate_memories takes the "
-        "summaries back); off."))
+    consolidation: Literal["deterministic", "llm", "agent", "off"] = Field("deterministic", description=(
+        "How the dream turns clusters into theme memories: deterministic (pick and merge text, no model); llm (the "
+        "write gate's judge endpoint, `gate.judge`, within its timeout and hourly caps, writes the theme; the "
+        "deterministic merge when it gives no answer; needs gate.judge.url and model); agent (the dream leaves them "
+        "to the agent: consolidate_memories lists them and takes the summaries back); off."))
+    llm_max_calls: int = Field(5, ge=0, description="Most themes asked of the language model per dream (seed: 5 calls per cycle).")
+    llm_max_tokens: int = Field(200, ge=16, le=2000, description="Longest answer asked of the language model for one theme.")
 
 
 class ForgettingConfig(Frozen):

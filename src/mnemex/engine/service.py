@@ -90,8 +90,13 @@ class MemoryEngine:
 
         self.lifecycle = LifecycleKeeper(store=store, writer=self.writer, config=lifecycle, lock=self._lock,
                                          clock=clock, on_recall=on_recall)
+        summarizer = None
+        if lifecycle.dream.consolidation == "llm" and gate.judge.url and gate.judge.model:
+            from mnemex.engine.lifecycle.summarizer import HttpSummarizer
+
+            summarizer = HttpSummarizer(gate.judge, max_tokens=lifecycle.dream.llm_max_tokens)
         self.dreamer = Dreamer(store=store, writer=self.writer, config=lifecycle, lock=self._lock, journal=journal,
-                               coactivations=coactivations, working=self.working, hot=self.hot)
+                               coactivations=coactivations, working=self.working, hot=self.hot, summarizer=summarizer)
         self.upkeep = Upkeep(store=store, dense=dense, vocabulary=self.vocabulary, writer=self.writer,
                              lock=self._lock, optimize_every=optimize_every)
         self.explore = Explorer(store=store, journal=journal, clock=clock, get=self.get, recall=self.recall,

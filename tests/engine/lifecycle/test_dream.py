@@ -130,3 +130,41 @@ def test_the_agent_consolidates_a_cluster_it_was_handed(engine):
         engine.consolidate(ids, "again")  # they are superseded now
     with pytest.raises(InvalidInputError):
         engine.consolidate([theme.id], "alone")
+
+
+@pytest.mark.parametrize("answer,expected", [
+    ("The reset-staging cron job resets the staging database every Sunday night; back up fixtures first.", "llm"),
+    (None, "deterministic"),  # the endpoint fails: the deterministic merge
+])
+def test_a_language_model_may_write_the_theme_within_its_caps(tmp_path, embedder, answer, expected):
+    import httpx
+
+    from mnemex.config.dream import DreamConfig
+    from mnemex.config.judge import JudgeConfig
+    from mnemex.engine.lifecycle.summarizer import HttpSummarizer
+
+    asked: list[dict] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        asked.append(__import__("json").loads(request.content))
+        if answer is None:
+            return httpx.Response(503)
+        return httpx.Response(200, json={"choices": [{"message": {"content": answer}}], "usage": {"total_tokens": 90}})
+
+    settings = Settings(data_dir=tmp_path / "data",
+                        lifecycle=LifecycleConfig(dream=DreamConfig(consolidation="llm", llm_max_calls=1)))
+    engine = build_engine(settings, default_project=PROJECT, embedder=embedder)
+    try:
+        judge = JudgeConfig(url="http://127.0.0.1:9/v1", model="local")
+        engine.dreamer.summarizer = HttpSummarizer(judge, transport=httpx.MockTransport(reply))
+        for text in DUPLICATES:
+            _import(engine, text)
+        report = engine.dream(now=utcnow())
+        theme = next(m for m in engine.export() if m.metadata.get("theme_of"))
+    finally:
+        engine.close()
+    assert report.themes == 1 and len(asked) == 1 and asked[0]["model"] == "local"
+    assert all(text.split()[1] in asked[0]["messages"][1]["content"] for text in DUPLICATES)
+    assert theme.metadata["consolidated"] == expected
+    if answer is not None:
+        assert theme.content == answer

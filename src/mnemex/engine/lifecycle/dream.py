@@ -29,6 +29,7 @@ from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt
 from mnemex.engine.lifecycle.strength import Strength, assess
+from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
 from mnemex.engine.write.formation import RECORD_KINDS
 from mnemex.engine.write.path import WritePath
@@ -86,8 +87,10 @@ def changed_at(memory: Memory) -> datetime:
 
 class Dreamer:
     def __init__(self, *, store: MemoryStore, writer: WritePath, config: LifecycleConfig, lock: threading.RLock,
-                 journal: Any, coactivations: CoActivations, working: WorkingMemory, hot: HotTier):
+                 journal: Any, coactivations: CoActivations, working: WorkingMemory, hot: HotTier,
+                 summarizer: Summarizer | None = None):
         self._store = store
+        self.summarizer = summarizer  # consolidation = llm
         self._writer = writer
         self.config = config
         self._lock = lock
@@ -326,15 +329,21 @@ class Dreamer:
         groups = [g for g in themes.clusters(close) if len(g) >= cfg.cluster_min]
         self._report.clusters = len(groups)
         merged = self._merged
-        if cfg.consolidation == "deterministic":
+        calls = cfg.llm_max_calls
+        if cfg.consolidation in ("deterministic", "llm"):
             pool = {m.id: m for m, _ in awake}
             for group in groups:
                 if self._budget < 2:
                     self._report.deferred += len(group)
                     continue
                 members = [pool[i] for i in group][:MAX_THEME]
+                summary = None
+                if cfg.consolidation == "llm" and self.summarizer is not None and calls > 0:
+                    calls -= 1  # asked outside the write lock: a slow endpoint holds up nothing
+                    summary = self.summarizer.summarize([m.content for m in members], max_chars=cfg.theme_max_chars)
                 with self._lock:
-                    made = self.consolidate([m.id for m in members], None, now=now, by=DREAMER)
+                    made = self.consolidate([m.id for m in members], summary, now=now, by=DREAMER,
+                                            how="llm" if summary else "deterministic")
                 if made is not None:
                     merged.update(m.id for m in members)
                     self._report.themes += 1
@@ -344,9 +353,10 @@ class Dreamer:
         return [(a, b, s) for a, b, s in pairs if s > self.config.forgetting.redundancy
                 and a not in merged and b not in merged]
 
-    def consolidate(self, ids: Sequence[str], summary: str | None, *, now: datetime, by: Provenance) -> str | None:
+    def consolidate(self, ids: Sequence[str], summary: str | None, *, now: datetime, by: Provenance,
+                    how: str = "agent") -> str | None:
         """One theme memory for the memories `ids` (current, one kind, scope and project, none a
-        truth anchor): `summary` as written (the agent's), or merged deterministically; it supersedes
+        truth anchor): `summary` as written (by the agent or the model: `how`), or merged deterministically; it supersedes
         them through the write path. Returns its id, or None when the members no longer qualify.
         Call under the write lock."""
         members = [m for i in ids if (m := self._fresh(i)) is not None and not m.lifecycle.dormant]
@@ -362,7 +372,7 @@ class Dreamer:
             provenance=by, confidence=max(m.confidence for m in members),
             importance=max(self.config.dream.theme_importance, *(m.importance for m in members)),
             created_at=now, valid_from=now,
-            metadata={"theme_of": [m.id for m in members], "consolidated": "agent" if summary else "deterministic"},
+            metadata={"theme_of": [m.id for m in members], "consolidated": how if summary else "deterministic"},
             supersedes=tuple(m.id for m in members))
         built = self._writer.build(new, default_project=first.project)
         outcome = self._writer.write([built])[0]
