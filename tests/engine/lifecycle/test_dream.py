@@ -168,3 +168,27 @@ def test_a_language_model_may_write_the_theme_within_its_caps(tmp_path, embedder
     assert theme.metadata["consolidated"] == expected
     if answer is not None:
         assert theme.content == answer
+
+
+@pytest.mark.parametrize("mode", ["propose", "promote"])
+def test_a_project_convention_confirmed_often_enough_goes_global_with_its_thresholds_audited(tmp_path, embedder, mode):
+    from mnemex.config.dream import ScopePromotionConfig
+    from mnemex.models import Scope
+
+    settings = Settings(data_dir=tmp_path / "data",
+                        lifecycle=LifecycleConfig(scope_promotion=ScopePromotionConfig(mode=mode)))
+    engine = build_engine(settings, default_project=PROJECT, embedder=embedder)
+    try:
+        confirmed = _import(engine, "Use pnpm, never npm, in every workspace", kind=MemoryKind.CONVENTION,
+                            confidence=0.9, access_count=5, metadata={"reinforced": 1})
+        once = _import(engine, "Use ruff for linting Python code", kind=MemoryKind.CONVENTION, confidence=0.9,
+                       access_count=5)  # stated in one conversation only
+        report = engine.dream(now=utcnow())
+        promoted, kept = engine.get(confirmed), engine.get(once)
+        op = engine.journal.ops(memory_id=confirmed, limit=5)[0]
+    finally:
+        engine.close()
+    assert (report.scope_proposed, report.scope_promoted) == ((1, 0) if mode == "propose" else (0, 1))
+    assert promoted.metadata["promoted_from"] == PROJECT and kept.scope == Scope.PROJECT
+    assert promoted.scope == (Scope.PROJECT if mode == "propose" else Scope.GLOBAL)
+    assert op.op == f"{mode}-global" and op.detail["reason"] == "confidence >= 0.85, recalls >= 5, sessions >= 2"
