@@ -104,6 +104,7 @@ class Dreamer:
         self._budget = 0
         self._report = DreamReport()
         self._merged: set[str] = set()
+        self._running = threading.Lock()
 
     def due(self) -> bool:
         every = self.config.dream.every_hours
@@ -111,6 +112,11 @@ class Dreamer:
 
     # ------------------------------------------------------------------ run
     def run(self, now: datetime, *, limit: int | None = None, progress: Progress | None = None) -> DreamReport:
+        """One dream at `now` (see the module docstring); one at a time: a second caller waits."""
+        with self._running:
+            return self._run(now, limit=limit, progress=progress)
+
+    def _run(self, now: datetime, *, limit: int | None, progress: Progress | None) -> DreamReport:
         started = time.perf_counter()
         self._dreamt_at = time.monotonic()
         cfg = self.config.dream
@@ -149,8 +155,8 @@ class Dreamer:
         self._promote_scope(awake, now)
         tell("hot tier", 8, len(STEPS))
         self._hot.consider((m for m, _ in awake), now)
-        self._hot.expire()
-        report.hot = len(self._hot.memories(now))
+        self._hot.expire()  # recomputed at its next use, on the engine's clock
+        report.hot = len(self._hot.memories(now, cache=False))
         tell("done", len(STEPS), len(STEPS))
 
         report.elapsed_seconds = round(time.perf_counter() - started, 3)

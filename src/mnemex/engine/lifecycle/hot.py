@@ -56,17 +56,20 @@ class HotTier:
                 if m.access_count >= self._hot.min_recalls:
                     self._candidates.add(m.id)
 
-    def memories(self, now: datetime | None = None) -> list[Memory]:
-        """The hot tier: from the cache, recomputed from the candidates when it expired."""
+    def memories(self, now: datetime | None = None, *, cache: bool = True) -> list[Memory]:
+        """The hot tier: from the cache, recomputed from the candidates when it expired (or, with
+        `cache` False, computed for `now` and neither read from nor kept in the cache)."""
         if not self._hot.max_items:
             return []
         now = now or self._clock()
         with self._lock:
-            if self._expires is not None and now < self._expires:
+            if cache and self._expires is not None and now < self._expires:
                 return list(self._cached)
             ids = sorted(self._candidates)
         found = self._load(ids) if ids else []
         chosen = select(found, now, self._config)
+        if not cache:
+            return chosen
         with self._lock:
             keep = {m.id for m in found if m.access_count >= self._hot.min_recalls and not m.lifecycle.dormant}
             self._candidates &= keep | (self._candidates - set(ids))
