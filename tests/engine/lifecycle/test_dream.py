@@ -192,3 +192,37 @@ def test_a_project_convention_confirmed_often_enough_goes_global_with_its_thresh
     assert promoted.metadata["promoted_from"] == PROJECT and kept.scope == Scope.PROJECT
     assert promoted.scope == (Scope.PROJECT if mode == "propose" else Scope.GLOBAL)
     assert op.op == f"{mode}-global" and op.detail["reason"] == "confidence >= 0.85, recalls >= 5, sessions >= 2"
+
+
+def test_a_write_waits_for_one_small_batch_of_the_dream_not_the_whole_dream(tmp_path, embedder, monkeypatch):
+    import threading
+    import time
+
+    from mnemex.config.dream import DreamConfig
+    from mnemex.models import NewMemory
+
+    settings = Settings(data_dir=tmp_path / "data", lifecycle=LifecycleConfig(
+        dream=DreamConfig(batch=2, rehearse_max=0), forgetting=ForgettingConfig(capacity=1, trim_to=1.0)))
+    engine = build_engine(settings, default_project=PROJECT, embedder=embedder)
+    try:
+        created = utcnow() - timedelta(days=30)
+        engine.import_memories([Memory(id=str(uuid.uuid4()), content=text, kind=MemoryKind.NOTE, project=PROJECT,
+                                       created_at=created, recorded_at=created, valid_from=created) for text in CHATTER])
+        replace = engine.writer.replace
+        changes: list[float] = []
+        written: list[float] = []
+
+        def slow_replace(*args, **kwargs):  # each dream change takes 60 ms
+            if not changes:
+                threading.Thread(target=lambda: (engine.memorize(NewMemory(content="CI runs on two cores", kind="fact")),
+                                                 written.append(time.perf_counter()))).start()
+            time.sleep(0.06)
+            changes.append(time.perf_counter())
+            return replace(*args, **kwargs)
+
+        monkeypatch.setattr(engine.writer, "replace", slow_replace)
+        report = engine.dream(now=utcnow())
+    finally:
+        engine.close()
+    assert report.forgotten["capacity"] == 7 and len(changes) == 7  # 8 notes over a cap of 1
+    assert written and written[0] < changes[-1] - 0.1  # it got in between batches, well before the dream ended

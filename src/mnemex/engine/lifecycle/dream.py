@@ -196,7 +196,7 @@ class Dreamer:
                     if change(item):
                         done += 1
                         self._budget -= 1
-            time.sleep(0)  # let a waiting search or write in
+            time.sleep(0.002)  # long enough for a write waiting on the lock to take it (locks are not fair)
         return done
 
     def _fresh(self, memory_id: str) -> Memory | None:
