@@ -33,7 +33,16 @@ from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
 from mnemex.engine.write.formation import RECORD_KINDS
 from mnemex.engine.write.path import WritePath
-from mnemex.models import Memory, MemoryFilter, MemoryKind, MemoryStatus, NewMemory, Provenance, Scope, ValidityMode
+from mnemex.models import (
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryStatus,
+    NewMemory,
+    Provenance,
+    Scope,
+    ValidityMode,
+)
 from mnemex.store.base import MemoryStore, VectorQuery
 
 log = logging.getLogger(__name__)
