@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -258,13 +258,17 @@ class MemoryEngine:
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1")
         self._ensure_space()
-        report = self.dreamer.run(now or self._clock(), limit=limit, progress=progress)
+        at = now or self._clock()
+        if at.tzinfo is None:  # a naive time is UTC, as everywhere in mnemex
+            at = at.replace(tzinfo=timezone.utc)
+        report = self.dreamer.run(at, limit=limit, progress=progress)
         self.upkeep.count_writes(report.changed)
         return report
 
     def memory_clusters(self, *, project: str | None = None, limit: int = 10) -> list[list[Memory]]:
         """Groups of near-duplicate current memories (one kind and scope each) the agent may
         consolidate (`consolidate`): the project's and the other scopes', largest first."""
+        from mnemex.engine.lifecycle.strength import as_utc
         from mnemex.engine.lifecycle.themes import clusters
 
         flt = self.default_filter(project=project or self.default_project)
@@ -275,7 +279,7 @@ class MemoryEngine:
             pool += [h.memory for h in hits]
             if offset is None:
                 break
-        pool.sort(key=lambda m: (m.recorded_at, m.id), reverse=True)
+        pool.sort(key=lambda m: (as_utc(m.recorded_at), m.id), reverse=True)
         config = self.dreamer.config.dream
         pairs, _ = self.dreamer.near_duplicates(pool, pool, most=config.max_compared)
         groups = [g for g in clusters((a, b) for a, b, s in pairs if s >= config.merge_similarity)

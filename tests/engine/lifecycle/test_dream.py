@@ -7,7 +7,7 @@ and nothing is ever deleted."""
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -226,3 +226,13 @@ def test_a_write_waits_for_one_small_batch_of_the_dream_not_the_whole_dream(tmp_
         engine.close()
     assert report.forgotten["capacity"] == 7 and len(changes) == 7  # 8 notes over a cap of 1
     assert written and written[0] < changes[-1] - 0.1  # it got in between batches, well before the dream ended
+
+
+def test_a_dream_takes_a_naive_now_and_naive_stored_times_as_utc(engine):
+    from mnemex.models import NewMemory
+
+    plan = engine.memorize(NewMemory(content="We plan to rotate the staging certificates by Friday", kind="plan",
+                                     created_at=datetime(2027, 1, 4, 9), valid_until=datetime(2027, 1, 8, 17))).id
+    report = engine.dream(now=datetime(2027, 2, 1, 9))  # naive, as a simulation may pass it
+    assert report.now == "2027-02-01T09:00:00+00:00" and report.forgotten["foresight"] == 1
+    assert engine.get(plan).lifecycle.dormant

@@ -28,7 +28,7 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt
-from mnemex.engine.lifecycle.strength import Strength, assess
+from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
 from mnemex.engine.write.formation import RECORD_KINDS
@@ -91,7 +91,7 @@ class DreamReport:
 
 def changed_at(memory: Memory) -> datetime:
     """When a memory was last written (stored or changed)."""
-    return max(memory.recorded_at, memory.updated_at or memory.recorded_at)
+    return max(as_utc(memory.recorded_at), as_utc(memory.updated_at or memory.recorded_at))
 
 
 class Dreamer:
@@ -137,7 +137,7 @@ class Dreamer:
 
         tell("scan", 0, len(STEPS))
         active = self._scan()
-        current = {m.id: m for m in active if m.valid_until is None or m.valid_until > now}
+        current = {m.id: m for m in active if m.valid_until is None or as_utc(m.valid_until) > now}
         assessed = {i: (m, assess(m, now, self.config)) for i, m in current.items()}
         awake = [(m, s) for m, s in assessed.values() if not m.lifecycle.dormant]
         report.scanned = len(active)
@@ -227,9 +227,13 @@ class Dreamer:
     # ------------------------------------------------------------ the steps
     def _rehearse(self, awake: list[tuple[Memory, Strength]], now: datetime) -> None:
         """Endangered memories (retention under `rehearse_below`) get their storage strength raised,
-        the most important and useful first (the testing effect, simulated)."""
+        the most important and useful first (the testing effect, simulated); not records, nor memories
+        rated unhelpful."""
         cfg = self.config.dream
-        endangered = [(m, s) for m, s in awake if s.retrievability < cfg.rehearse_below and not exempt(m)]
+        # records of what happened (episodes, tool events) and memories feedback found unhelpful are
+        # left to fade: rehearsing them would keep noise alive
+        endangered = [(m, s) for m, s in awake if s.retrievability < cfg.rehearse_below and not exempt(m)
+                      and m.kind not in RECORD_KINDS and s.utility >= 0.5]
         endangered.sort(key=lambda ms: (-(ms[0].importance * ms[1].utility), ms[0].id))
         storage_max = self.config.storage_max
 

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle.policy import exempt
-from mnemex.engine.lifecycle.strength import Strength
+from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.models import Memory
 
 RULES = ("contradiction", "foresight", "utility_floor", "redundancy", "capacity")
@@ -43,7 +43,7 @@ def contradiction(edges: Iterable[tuple[str, str]], current: dict[str, Memory]) 
         ma, mb = current.get(a), current.get(b)
         if ma is None or mb is None:
             continue
-        older, newer = sorted((ma, mb), key=lambda m: (m.created_at, m.recorded_at, m.id))
+        older, newer = sorted((ma, mb), key=lambda m: (as_utc(m.created_at), as_utc(m.recorded_at), m.id))
         if not exempt(older) and not older.lifecycle.dormant and older.id not in out:
             out[older.id] = Forget(older.id, "contradiction", f"contradicted by the newer {newer.id}")
     return list(out.values())
@@ -52,7 +52,7 @@ def contradiction(edges: Iterable[tuple[str, str]], current: dict[str, Memory]) 
 def foresight(memories: Iterable[Memory], now: datetime) -> list[Forget]:
     """Active memories whose validity ended (a plan's `valid_until` passed)."""
     return [Forget(m.id, "foresight", f"its validity ended {m.valid_until.isoformat()}")
-            for m in memories if m.valid_until is not None and m.valid_until <= now
+            for m in memories if m.valid_until is not None and as_utc(m.valid_until) <= now
             and not exempt(m) and not m.lifecycle.dormant]
 
 
@@ -68,7 +68,7 @@ def utility_floor(assessed: Iterable[tuple[Memory, Strength]], config: Lifecycle
 
 def usefulness(memory: Memory, strength: Strength) -> tuple[float, int, float, datetime, str]:
     """Which of two memories is worth more: utility, recalls, importance, then the newer."""
-    return strength.utility, memory.access_count, memory.importance, memory.created_at, memory.id
+    return strength.utility, memory.access_count, memory.importance, as_utc(memory.created_at), memory.id
 
 
 def redundancy(pairs: Iterable[tuple[str, str, float]], assessed: dict[str, tuple[Memory, Strength]]) -> list[Forget]:
@@ -109,7 +109,7 @@ def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfi
             continue
         target = int(cap * config.forgetting.trim_to)
         weakest = sorted((ms for ms in members if may_sleep(ms[0], ms[1], config)),
-                         key=lambda ms: (keep_score(ms[1]), ms[0].created_at, ms[0].id))
+                         key=lambda ms: (keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
         where = project or scope
         out += [Forget(m.id, "capacity", f"{where} holds {len(members)} active memories, over its cap of {cap}; "
                                          f"keep score {keep_score(s):.2f}")

@@ -12,14 +12,16 @@ from typing import Callable, Iterable, Sequence
 
 from mnemex.config.dream import HotTierConfig
 from mnemex.config.lifecycle import LifecycleConfig
-from mnemex.engine.lifecycle.strength import assess, days_between
-from mnemex.models import Memory
+from mnemex.engine.lifecycle.strength import as_utc, assess, days_between
+from mnemex.models import Memory, MemoryStatus
 
 
 def is_hot(memory: Memory, now: datetime, config: LifecycleConfig) -> bool:
     """Current, active, useful (utility after drift) and recalled often, the last time recently."""
     hot = config.hot
-    if memory.lifecycle.dormant or not memory.is_current(now) or memory.access_count < hot.min_recalls:
+    if memory.lifecycle.dormant or memory.status != MemoryStatus.ACTIVE or memory.access_count < hot.min_recalls:
+        return False
+    if as_utc(memory.valid_from) > now or (memory.valid_until is not None and as_utc(memory.valid_until) <= now):
         return False
     last = memory.last_accessed_at
     if last is None or days_between(last, now) > hot.window_days:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
+from mnemex.engine.lifecycle.strength import as_utc
 from mnemex.models import Memory
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -63,7 +64,7 @@ def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
 
 def representative(members: Sequence[Memory]) -> Memory:
     """The member a theme starts from: the most useful (utility, recalls, importance), then the newest."""
-    return max(members, key=lambda m: (m.lifecycle.utility, m.access_count, m.importance, m.created_at, m.id))
+    return max(members, key=lambda m: (m.lifecycle.utility, m.access_count, m.importance, as_utc(m.created_at), m.id))
 
 
 def _words(text: str) -> frozenset[str]:
@@ -81,7 +82,7 @@ def merge_text(members: Sequence[Memory], *, max_chars: int, overlap: float = 0.
     first = representative(members)
     text = " ".join(first.content.split())
     kept = [_words(s) for s in _SENTENCE.split(first.content) if s.strip()]
-    for m in sorted((m for m in members if m.id != first.id), key=lambda m: (m.created_at, m.id), reverse=True):
+    for m in sorted((m for m in members if m.id != first.id), key=lambda m: (as_utc(m.created_at), m.id), reverse=True):
         for sentence in _SENTENCE.split(m.content):
             sentence = " ".join(sentence.split())
             words = _words(sentence)
