@@ -207,10 +207,12 @@ class DreamResult(BaseModel):
     """What one dream cycle did (`MemoryEngine.dream`)."""
 
     scanned: int = Field(description="Memories looked at (active, dormant ones included).")
+    utility_drifted: int = Field(description="Memories whose unjudged utility drifted back toward 0.5 (applied as it is read).")
     rehearsed: int = Field(description="Endangered memories (retention under the threshold) strengthened.")
     flashbulbs: int = Field(description="High-arousal memories (incidents, outages, security findings) kept vivid.")
     coactivated: int = Field(description="Pairs of memories recalled together whose relation was strengthened.")
     working_promoted: int = Field(description="Working-memory promotion candidates moved one tier up.")
+    compared: int = Field(description="Memories compared with their nearest neighbours (new or changed since the last dream first).")
     clusters: int = Field(description="Groups of near-duplicates found.")
     themes: int = Field(description="Theme memories written, each superseding its cluster.")
     merged: int = Field(description="Memories superseded by a theme memory.")
