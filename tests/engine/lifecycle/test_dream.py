@@ -236,3 +236,22 @@ def test_a_dream_takes_a_naive_now_and_naive_stored_times_as_utc(engine):
     report = engine.dream(now=datetime(2027, 2, 1, 9))  # naive, as a simulation may pass it
     assert report.now == "2027-02-01T09:00:00+00:00" and report.forgotten["foresight"] == 1
     assert engine.get(plan).lifecycle.dormant
+
+
+def test_what_a_session_writes_enters_its_working_memory_and_an_evicted_useful_item_is_promoted(engine):
+    from mnemex.models import NewMemory, Provenance
+
+    written = engine.memorize(NewMemory(content="The deploy script needs AWS_PROFILE=prod set", kind="fact",
+                                        provenance=Provenance(session_id="s1"))).id
+    assert engine.working.items("s1", utcnow()) == [written]
+    created = utcnow() - timedelta(days=3)
+    memories = [Memory(id=str(uuid.uuid4()), content=f"Fact number {i} about the billing service", project=PROJECT,
+                       created_at=created, recorded_at=created, valid_from=created, importance=0.9 if i == 0 else 0.5)
+                for i in range(10)]
+    engine.import_memories(memories)
+    engine.attend("s2", memories[:1], now=utcnow() - timedelta(hours=3))  # important, but long unused
+    engine.attend("s2", memories[1:], now=utcnow())  # the tenth arrival evicts it: a promotion candidate
+    assert memories[0].id not in engine.working.items("s2", utcnow())
+    report = engine.dream(now=utcnow())
+    assert report.working_promoted == 1 and engine.get(memories[0].id).lifecycle.tier == "semantic"
+    assert engine.end_session("s2") == 9 and engine.working.items("s2", utcnow()) == []
