@@ -255,3 +255,18 @@ def test_what_a_session_writes_enters_its_working_memory_and_an_evicted_useful_i
     report = engine.dream(now=utcnow())
     assert report.working_promoted == 1 and engine.get(memories[0].id).lifecycle.tier == "semantic"
     assert engine.end_session("s2") == 9 and engine.working.items("s2", utcnow()) == []
+
+
+def test_the_older_side_of_a_contradiction_goes_dormant_unless_it_is_a_truth_anchor(engine):
+    older = _import(engine, "The API rate limit is 100 requests per minute", days=40)
+    newer = _import(engine, "The API rate limit is 300 requests per minute", days=2)
+    anchor = _import(engine, "Payments are always processed in EUR", days=60, pinned=True)
+    rival = _import(engine, "Payments are processed in USD", days=1)
+    engine.journal.add_relation(newer, older, "contradicts", 1.0)
+    engine.journal.add_relation(rival, anchor, "contradicts", 1.0)
+    report = engine.dream(now=utcnow())
+    assert report.forgotten["contradiction"] == 1
+    assert engine.get(older).lifecycle.dormant and not engine.get(newer).lifecycle.dormant
+    assert not engine.get(anchor).lifecycle.dormant and not engine.get(rival).lifecycle.dormant
+    op = next(o for o in engine.journal.ops(memory_id=older) if o.op == "dormant")
+    assert op.detail["reason"] == f"contradiction: contradicted by the newer {newer}"
