@@ -98,7 +98,12 @@ def lines(items: Iterable[str]) -> str:
 
 def stats_text(stats) -> str:  # type: ignore[no-untyped-def]
     """The store's counts, then the project's tool use (one line per tool or command)."""
-    out = [f"{k}: {v}" for k, v in stats.model_dump().items() if k not in ("tool_use", "project")]
+    out = [f"{k}: {v}" for k, v in stats.model_dump().items() if k not in ("tool_use", "project", "lifecycle")]
+    out += [f"lifecycle {k}: {v}" for k, v in stats.lifecycle.items() if k != "last_dream"]
+    last = stats.lifecycle.get("last_dream")
+    if last:
+        out.append(f"last dream ({last.get('now', '?')}): {last.get('themes', 0)} themes, {last.get('merged', 0)} merged, "
+                   f"dormant {sum((last.get('forgotten') or {}).values())}, {last.get('rehearsed', 0)} rehearsed")
     if stats.tool_use:
         out.append(f"tool use in {stats.project} (runs, failures, typical time):")
         for t in stats.tool_use:

@@ -112,13 +112,16 @@ class StatsResult(BaseModel):
     project: str | None = Field(None, description="The caller's project, whose tool use is shown.")
     tool_use: list[ToolUse] = Field(default_factory=list, description=(
         "The project's captured tool use (Claude Code hooks): runs, failures, typical duration."))
+    lifecycle: dict[str, Any] = Field(default_factory=dict, description=(
+        "Current memories per kind and scope, dormant ones, per tier and average retention (as the last dream "
+        "found them), promotions and demotions, and what the last dream did."))
 
 
 def stats_result(engine: Any, project: str | None, *, most: int = 20) -> StatsResult:
-    """The store's counts and, for `project`, the statistics of the agent's captured tool use."""
+    """The store's counts, its lifecycle and, for `project`, the statistics of the agent's captured tool use."""
     journal = engine.journal
     stats = journal.tool_stats(project, limit=most) if journal is not None and project else []
-    return StatsResult(**engine.upkeep.stats(), project=project, tool_use=[
+    return StatsResult(**engine.upkeep.stats(), project=project, lifecycle=engine.lifecycle_stats(), tool_use=[
         ToolUse(tool=t.tool, command=t.key, runs=t.runs, failures=t.failures, typical_ms=t.typical_ms,
                 last_at=t.last_at) for t in stats])
 
@@ -198,3 +201,51 @@ def entity_result(memories: Sequence[Memory]) -> RelatedResult:
     """Every memory about an entity, as related hits one hop away."""
     results = [RelatedHit(memory=memory_hit(m), hops=1, relation="mentions", path=[m.id]) for m in memories]
     return RelatedResult(results=results, count=len(results))
+
+
+class DreamResult(BaseModel):
+    """What one dream cycle did (`MemoryEngine.dream`)."""
+
+    scanned: int = Field(description="Memories looked at (active, dormant ones included).")
+    utility_drifted: int = Field(description="Memories whose unjudged utility drifted back toward 0.5 (applied as it is read).")
+    rehearsed: int = Field(description="Endangered memories (retention under the threshold) strengthened.")
+    flashbulbs: int = Field(description="High-arousal memories (incidents, outages, security findings) kept vivid.")
+    coactivated: int = Field(description="Pairs of memories recalled together whose relation was strengthened.")
+    working_promoted: int = Field(description="Working-memory promotion candidates moved one tier up.")
+    compared: int = Field(description="Memories compared with their nearest neighbours (new or changed since the last dream first).")
+    clusters: int = Field(description="Groups of near-duplicates found.")
+    themes: int = Field(description="Theme memories written, each superseding its cluster.")
+    merged: int = Field(description="Memories superseded by a theme memory.")
+    forgotten: dict[str, int] = Field(description="Memories sent dormant (never deleted), per forgetting rule.")
+    scope_promoted: int = Field(description="Project memories promoted to global scope.")
+    scope_proposed: int = Field(description="Project memories proposed for global scope.")
+    hot: int = Field(description="Memories in the hot tier after the dream.")
+    deferred: int = Field(description="Changes left for the next dream (over the per-run limit).")
+    average_retention: float = Field(description="Mean FSRS retention of the active memories.")
+    tiers: dict[str, int] = Field(description="Memories per tier, as the dream found them.")
+    elapsed_seconds: float
+
+    @classmethod
+    def of(cls, report: Any) -> "DreamResult":
+        return cls(**{k: v for k, v in report.as_dict().items() if k in cls.model_fields})
+
+
+class Cluster(BaseModel):
+    ids: list[str] = Field(description="The near-duplicate memories, to pass to consolidate_memories.")
+    kind: str
+    scope: str
+    previews: list[str] = Field(description="Each memory's text on one line, in the order of ids.")
+
+
+class ConsolidateResult(BaseModel):
+    clusters: list[Cluster] = Field(default_factory=list, description="Asked without ids: groups of near-duplicates to summarize.")
+    id: str | None = Field(None, description="Given ids and a summary: the theme memory now holding them.")
+    superseded: list[str] = Field(default_factory=list, description="The memories it replaces (kept in the timeline).")
+    hint: str = ""
+
+    @classmethod
+    def of_clusters(cls, groups: Sequence[Sequence[Memory]]) -> "ConsolidateResult":
+        return cls(clusters=[Cluster(ids=[m.id for m in g], kind=g[0].kind.value, scope=g[0].scope.value,
+                                     previews=[" ".join(m.content.split())[:PREVIEW_CHARS] for m in g]) for g in groups],
+                   hint="Write one statement holding what a cluster says and call consolidate_memories again with "
+                        "its ids and that summary." if groups else "")

@@ -138,3 +138,17 @@ def test_a_forgotten_episode_stays_forgotten(engine, settings) -> None:
 def test_a_malformed_record_is_skipped_and_counted(engine, settings, bad: dict) -> None:
     report = Ingester.for_settings(engine, settings).ingest([bad])
     assert (report.malformed, report.events, report.stored) == (1, 0, 0)
+
+
+def test_a_sessions_working_memory_is_cleared_at_its_end_not_at_a_turns_stop(engine, settings) -> None:
+    from mnemex.models import utcnow
+
+    hook = HookSettings(data_dir=settings.data_dir)
+    engine.working.attend(SESSION, "some-memory", 0.5, utcnow())
+    for name in SESSION_FLOW[:-1]:  # ... the turn's Stop
+        handle(payload(name), hook, None, {})
+    Ingester.for_settings(engine, settings).run()
+    assert engine.working.items(SESSION, utcnow()) == ["some-memory"]
+    handle(payload("session_end"), hook, None, {})
+    Ingester.for_settings(engine, settings).run()
+    assert engine.working.items(SESSION, utcnow()) == []

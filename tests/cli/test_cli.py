@@ -106,3 +106,19 @@ def test_sweep_reports_what_it_moved(run):
     bad = run("sweep", "--max-moves", "0", ok=False)
     assert bad.returncode != 0 and "max-moves" in bad.stderr
     assert "pnpm" in run("search", "which package manager?", "--dormant").stdout
+
+
+def test_dream_reports_what_it_did_and_stats_show_it(run):
+    run("add", "The beat task poll_carrier_status runs every 5 minutes", "--kind", "fact")
+    run("add", "Production outage: the carrier API went down after the certificate expired", "--kind", "note")
+    report = json.loads(run("dream", "--json").stdout)  # not a terminal: no bar, one JSON object
+    assert report["scanned"] == 2 and report["flashbulbs"] == 1 and report["deferred"] == 0
+    assert set(report["forgotten"]) == {"contradiction", "foresight", "utility_floor", "redundancy", "capacity"}
+    plain = run("dream")
+    assert plain.stdout == "" and "dreamt over 2 memories" in plain.stderr
+    bad = run("dream", "--limit", "0", ok=False)
+    assert bad.returncode != 0 and "limit" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    stats = json.loads(run("stats", "--json").stdout)
+    assert stats["lifecycle"]["by_kind"] == {"fact": 1, "note": 1}
+    assert stats["lifecycle"]["last_dream"]["scanned"] == 2
+    assert "last dream" in run("stats").stdout

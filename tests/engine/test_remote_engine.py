@@ -42,3 +42,18 @@ async def test_tools_on_remote_backend(remote_engine):
         assert gone["action"] == "invalidated"
         stats = await _call(c, "memory_stats", {})
         assert stats["memories_total"] == 3 and stats["memories_current"] == 1
+
+
+async def test_a_dream_on_the_remote_backend_merges_near_duplicates(remote_engine):
+    import uuid
+
+    from mnemex.models import Memory
+
+    texts = ("The staging database is reset every Sunday night by the reset-staging cron job.",
+             "Every Sunday night the reset-staging cron job resets the staging database.",
+             "The reset-staging cron job wipes the staging database each Sunday night; back up fixtures first.")
+    ids = [str(uuid.uuid4()) for _ in texts]
+    remote_engine.import_memories([Memory(id=i, content=t, project="/work/proj") for i, t in zip(ids, texts)])
+    report = remote_engine.dream()
+    assert (report.themes, report.merged) == (1, 3)
+    assert all(remote_engine.get(i).superseded_by for i in ids)

@@ -183,7 +183,7 @@ def _fuzz_tool(live, name: str, examples: int, hostile: bool) -> None:
 EXAMPLES = {"memorize": 60, "search_memory": 50, "recall_memory": 40, "rate_memory": 40, "update_memory": 50, "forget": 40,
             "memory_timeline": 25, "memory_history": 25, "link_memories": 25, "related_memories": 25, "list_memories": 30,
             "memory_stats": 5, "memory_blocks": 5, "memory_block_append": 30, "memory_block_replace": 30,
-            "memory_block_rewrite": 30, "search_past_sessions": 20}
+            "memory_block_rewrite": 30, "search_past_sessions": 20, "dream": 5, "consolidate_memories": 30}
 
 
 @pytest.mark.parametrize("hostile", [True, False], ids=["hostile", "plausible"])

@@ -151,3 +151,19 @@ def test_a_one_line_preview_shows_the_part_of_a_long_memory_the_task_is_about() 
     assert excerpt(text, 100, "unrelated words entirely") == excerpt(text, 100)  # nothing shared: the start
     short = "Releases go out on Mondays after the Friday freeze."
     assert excerpt(short, 40, "releases") == short  # barely longer than the line: shown whole
+
+
+def test_a_session_is_offered_the_hot_tier_in_a_few_lines_and_only_at_its_start(filled):
+    from mnemex.models import Lifecycle, Memory, utcnow
+
+    now = utcnow()
+    hot = Memory(id="0f5e5b4e-1111-4c4c-9c9c-000000000001", content="Release notes are written in docs/CHANGES.md by "
+                 "the author of the change, in the same pull request.", kind=MemoryKind.CONVENTION, project=PROJECT,
+                 access_count=12, last_accessed_at=now, lifecycle=Lifecycle(utility=0.9, utility_at=now))
+    filled.import_memories([hot])
+    filled.hot.consider([hot])
+    packed = _builder(filled).build(ContextRequest(PROJECT, "", 800))
+    section = packed.text.split("Often used here:\n", 1)[1].split("\n\n", 1)[0]
+    assert section.splitlines() == [line for line in section.splitlines() if "docs/CHANGES.md" in line] != []
+    assert packed.text.count("docs/CHANGES.md") == 1  # not again among the standing knowledge
+    assert "Often used here:" not in _builder(filled).build(ContextRequest(PROJECT, "how do we deploy?", 800)).text

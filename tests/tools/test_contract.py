@@ -26,6 +26,8 @@ EXPECTED = {
     "update_memory": ({"id"}, {"content", "kind", "tags", "importance", "pinned"}, False, False, True),
     "forget": ({"id"}, {"reason", "purge"}, False, True, True),
     "memory_stats": (set(), set(), True, False, True),
+    "dream": (set(), {"limit"}, False, False, False),
+    "consolidate_memories": (set(), {"ids", "summary", "limit"}, False, False, False),
     "memory_timeline": ({"id"}, {"before", "after", "include_history"}, True, False, True),
     "memory_history": ({"id"}, set(), True, False, True),
     "list_memories": (set(), {"limit", "kinds", "tags", "scopes", "pinned", "include_history", "after", "before", "include_dormant"},
@@ -39,7 +41,7 @@ EXPECTED = {
     "search_past_sessions": ({"query"}, {"limit"}, True, False, True),
 }
 CORE = {"memorize", "search_memory", "recall_memory", "rate_memory", "update_memory", "forget", "memory_stats", "memory_timeline",
-        "memory_history", "link_memories", "related_memories", "list_memories"}
+        "memory_history", "link_memories", "related_memories", "list_memories", "dream", "consolidate_memories"}
 #: what each injection strategy offers on top of the core tools
 OFFERED = {"context": CORE, "tool_based": CORE,
            "self_editing": CORE | {"memory_blocks", "memory_block_append", "memory_block_replace",

@@ -1,12 +1,16 @@
-"""rate_memory and the dormant filter of search_memory and list_memories through the SDK's in-process client."""
+"""rate_memory, the dormant filter of search_memory and list_memories, dream and consolidate_memories
+through the SDK's in-process client."""
 
 from __future__ import annotations
+
+import uuid
 
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
+from mnemex.models import Memory
 from tests.helpers import call_ok as _call
 
 pytestmark = pytest.mark.anyio
@@ -64,3 +68,49 @@ async def test_search_memory_finds_dormant_memories_only_when_asked(server, engi
         assert [h["id"] for h in listed["results"]] == [made["id"]]
         await _call(c, "recall_memory", {"ids": [made["id"]]})  # explicit access reactivates it
         assert [h["id"] for h in (await _call(c, "search_memory", query))["results"]] == [made["id"]]
+
+
+DUPLICATES = ("The staging database is reset every Sunday night by the reset-staging cron job.",
+              "Every Sunday night the reset-staging cron job resets the staging database.",
+              "The reset-staging cron job wipes the staging database each Sunday night; back up fixtures first.")
+
+
+async def test_dream_runs_the_cycle_and_reports_each_step(server, engine):
+    async with Client(server) as c:
+        for text in DUPLICATES:
+            await _call(c, "memorize", {"content": text, "kind": "note"})
+        listed = await _call(c, "list_memories", {})
+        assert len(listed["results"]) >= 1
+        out = await _call(c, "dream", {"limit": 50})
+        assert out["scanned"] == engine.store.count(engine.default_filter())
+        assert set(out["forgotten"]) == {"contradiction", "foresight", "utility_floor", "redundancy", "capacity"}
+        assert out["elapsed_seconds"] >= 0 and out["deferred"] == 0
+        stats = await _call(c, "memory_stats", {})
+        assert stats["lifecycle"]["last_dream"]["scanned"] == out["scanned"]
+        try:
+            result = await c.call_tool("dream", {"limit": 0})
+        except MCPError as exc:
+            assert exc.error.code == INVALID_PARAMS
+        else:  # schema validation by the SDK: a tool error the model can read
+            assert result.is_error and "limit" in result.content[0].text
+
+
+async def test_consolidate_memories_hands_out_clusters_and_takes_back_a_summary(server, engine):
+    ids = []
+    for text in DUPLICATES:
+        memory = Memory(id=str(uuid.uuid4()), content=text, kind="fact", project="/work/proj")
+        engine.import_memories([memory])  # as given: the gate would merge some at write time
+        ids.append(memory.id)
+    async with Client(server) as c:
+        listed = await _call(c, "consolidate_memories", {})
+        assert [sorted(cl["ids"]) for cl in listed["clusters"]] == [sorted(ids)] and listed["hint"]
+        made = await _call(c, "consolidate_memories", {
+            "ids": [i[:8] for i in ids], "summary": "The reset-staging cron job resets the staging database every "
+                                                   "Sunday night; back up fixtures first."})
+        assert sorted(made["superseded"]) == sorted(ids)
+        assert all(engine.get(i).superseded_by == made["id"] for i in ids)
+        assert (await _call(c, "consolidate_memories", {}))["clusters"] == []
+        for bad in ({"ids": ids}, {"summary": "x"}, {"ids": [made["id"], made["id"]], "summary": "x"}, {"ids": ids, "summary": "x"}):
+            with pytest.raises(MCPError) as err:  # half a request; one memory twice; members no longer current
+                await c.call_tool("consolidate_memories", bad)
+            assert err.value.error.code == INVALID_PARAMS and err.value.error.message.strip()

@@ -104,12 +104,15 @@ class Ingester:
     def ingest(self, records: Iterable[dict[str, Any]]) -> IngestReport:
         report = IngestReport()
         events = []
+        closed: list[str] = []  # sessions that ended (SessionEnd, not a turn's Stop): their working memory goes
         for record in records:
             event = _event(record)
             if event is None:
                 report.malformed += 1
             else:
                 events.append(event)
+                if event.kind == "end" and record.get("event") == "SessionEnd" and event.session:
+                    closed.append(event.session)
         report.events = len(events)
         journal = self.engine.journal
         known = journal.known_events([e.id for e in events])
@@ -127,6 +130,9 @@ class Ingester:
                 report.episodes += self._consolidate(session, project, report)
             except MnemexError as exc:  # a full disk, a locked store: the events are logged, try at the next end
                 log.warning("capture: consolidating session %s failed: %s", session, exc)
+        end_session = getattr(self.engine, "end_session", None)
+        for session in dict.fromkeys(closed) if end_session is not None else ():
+            end_session(session)
         return report
 
     def _store_tool_events(self, events: Sequence[CaptureEvent]) -> int:

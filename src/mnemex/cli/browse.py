@@ -276,14 +276,22 @@ def cmd_stats(args: argparse.Namespace) -> int:
         else:
             stats = acc.call("memory_stats", {})
     tool_use = stats.pop("tool_use", [])
+    lifecycle = stats.pop("lifecycle", {})
     spool = Spool(HookSettings(data_dir=settings.data_dir).spool_dir)
     stats = {"data_dir": str(settings.data_dir), "backend": "qdrant" if settings.store.url else "qdrant-edge", **stats,
              "capture_waiting": spool.pending(), "capture_dropped": spool.dropped()}
     if args.json:
-        print_json({**stats, "tool_use": tool_use})
+        print_json({**stats, "lifecycle": lifecycle, "tool_use": tool_use})
         return 0
     for k, v in stats.items():
         print(f"{k:24} {v}")
+    last = lifecycle.pop("last_dream", None)
+    for k, v in lifecycle.items():
+        print(f"{'lifecycle ' + k:24} {v}")
+    if last:
+        forgotten = ", ".join(f"{k} {n}" for k, n in (last.get("forgotten") or {}).items() if n) or "none"
+        print(f"{'last dream':24} {last.get('now', '?')}: {last.get('themes', 0)} themes merged {last.get('merged', 0)}, "
+              f"{last.get('rehearsed', 0)} rehearsed, dormant: {forgotten}, {last.get('elapsed_seconds', 0)} s")
     if tool_use:
         print("tool use (runs, failed, typical time):")
         for t in tool_use:

@@ -1,5 +1,6 @@
-"""Long commands that need the store to themselves: export, import, reindex, sweep. Each shows a
-progress bar on a terminal and ends with one summary line (`--json`: a JSON object on stdout)."""
+"""Long commands: export, import, reindex, sweep (these need the store to themselves) and dream
+(in-process, or through the daemon when it runs). Each shows a progress bar on a terminal and
+ends with one summary line (`--json`: a JSON object on stdout)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,15 @@ def register(sub: Any) -> None:
                     help="move at most N memories (default lifecycle.sweep_max_moves)")
     json_flag(sw)
     sw.set_defaults(func=cmd_sweep)
+
+    dr = command(sub, "dream", "run the dream cycle now: consolidate near-duplicates, rehearse, send stale memories "
+                               "dormant (never deleted)",
+                 "mnemex dream", "mnemex dream --limit 100 --json",
+                 details="The daemon dreams by itself when idle, every lifecycle.dream.every_hours")
+    dr.add_argument("--limit", type=int_between(1, 100_000), default=None, metavar="N",
+                    help="change at most N memories (default lifecycle.dream.max_changes)")
+    json_flag(dr)
+    dr.set_defaults(func=cmd_dream)
 
 
 def _report(args: argparse.Namespace, text: str, data: dict[str, Any]) -> None:
@@ -125,4 +135,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     deferred = f", {report.deferred} left for the next sweep" if report.deferred else ""
     _report(args, f"swept {report.scanned} memories: {report.promoted} promoted, {report.demoted} demoted{deferred} "
                   f"(moves: {moves}); tiers: {tiers}", dataclasses.asdict(report))
+    return 0
+
+
+def cmd_dream(args: argparse.Namespace) -> int:
+    with store_access(load()) as acc:
+        if acc.local:
+            from mnemex.engine.lifecycle.dream import STEPS
+            from mnemex.views import DreamResult
+
+            with progress("dreaming", total=len(STEPS), unit="steps") as bar:
+                report = acc.engine.dream(limit=args.limit, progress=lambda step, done, total: bar.to(done, total))
+            data = DreamResult.of(report).model_dump(mode="json")
+        else:
+            data = acc.call("dream", {"limit": args.limit} if args.limit else {})
+    forgotten = ", ".join(f"{k} {v}" for k, v in data["forgotten"].items() if v) or "none"
+    deferred = f", {data['deferred']} left for the next dream" if data["deferred"] else ""
+    _report(args, f"dreamt over {data['scanned']} memories in {data['elapsed_seconds']:.1f} s: {data['themes']} themes "
+                  f"merged {data['merged']}, {data['rehearsed']} rehearsed, {data['flashbulbs']} flashbulbs, "
+                  f"dormant: {forgotten}{deferred}", data)
     return 0

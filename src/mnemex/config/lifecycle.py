@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from mnemex.config.base import Frozen
+from mnemex.config.dream import DreamConfig, ForgettingConfig, HotTierConfig, ScopePromotionConfig, WorkingMemoryConfig
 from mnemex.models import MemoryKind
 
 
@@ -146,6 +147,13 @@ class LifecycleConfig(Frozen):
     sweep_max_moves: int = Field(500, ge=1, description="Most memories one sweep moves (the rest wait for the next).")
     sweep_every_hours: float = Field(24.0, ge=0, description="The daemon sweeps when idle this often; 0 = only `mnemex sweep`.")
 
+    # -- the active half: dream cycle, forgetting, working memory, hot tier, scope promotion
+    dream: DreamConfig = Field(default_factory=DreamConfig, description="The dream cycle.")
+    forgetting: ForgettingConfig = Field(default_factory=ForgettingConfig, description="Strategic forgetting.")
+    working_memory: WorkingMemoryConfig = Field(default_factory=WorkingMemoryConfig, description="Working memory.")
+    hot: HotTierConfig = Field(default_factory=HotTierConfig, description="The hot tier.")
+    scope_promotion: ScopePromotionConfig = Field(default_factory=ScopePromotionConfig, description="Promotion across scopes.")
+
     @model_validator(mode="after")
     def _check_tiers(self) -> "LifecycleConfig":
         table, _entry = self.tier_table, self.entry
@@ -172,6 +180,12 @@ class LifecycleConfig(Frozen):
             return self.entry_tier
         default = PRESETS[self.preset][1]
         return default if default in self.tier_table else next(iter(self.tier_table))
+
+    @property
+    def dormant_tier(self) -> str | None:
+        """Where forgetting sends a memory: the first tier left out of default search, or None
+        (presets without one: the memory keeps its tier and is only marked dormant)."""
+        return next((name for name, spec in self.tier_table.items() if not spec.searchable), None)
 
     def category(self, kind: MemoryKind) -> CategoryRule:
         return self.categories.get(kind) or self.categories.get(MemoryKind.NOTE) or _OTHER

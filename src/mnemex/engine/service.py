@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -28,7 +28,12 @@ from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.blocks import MemoryBlocks
 from mnemex.engine.explore import Explorer
 from mnemex.engine.ids import resolve_id
+from mnemex.engine.lifecycle.coactivation import CoActivations
+from mnemex.engine.lifecycle.dream import Dreamer, DreamReport, Progress
+from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.keeper import LifecycleKeeper, SweepReport
+from mnemex.engine.lifecycle.stats import lifecycle_stats
+from mnemex.engine.lifecycle.working import WorkingMemory
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
 from mnemex.engine.upkeep import Upkeep, all_memories
 from mnemex.engine.write.identity import check_identity
@@ -75,8 +80,23 @@ class MemoryEngine:
                                 redaction=redaction, lifecycle=lifecycle)
         self.retriever = Retriever(store, dense, sparse, config=retrieval, vocabulary=self.vocabulary,
                                    lifecycle=lifecycle)
+        self.working = WorkingMemory(lifecycle.working_memory)
+        self.hot = HotTier(lifecycle, lambda ids: [h.memory for h in store.retrieve(list(ids))], clock)
+        coactivations = CoActivations(lifecycle.dream.coactivation_window_minutes)
+
+        def on_recall(memories: list[Memory], at: datetime) -> None:
+            coactivations.recalled([m.id for m in memories], at)
+            self.hot.consider(memories, at)
+
         self.lifecycle = LifecycleKeeper(store=store, writer=self.writer, config=lifecycle, lock=self._lock,
-                                         clock=clock)
+                                         clock=clock, on_recall=on_recall)
+        summarizer = None
+        if lifecycle.dream.consolidation == "llm" and gate.judge.url and gate.judge.model:
+            from mnemex.engine.lifecycle.summarizer import HttpSummarizer
+
+            summarizer = HttpSummarizer(gate.judge, max_tokens=lifecycle.dream.llm_max_tokens)
+        self.dreamer = Dreamer(store=store, writer=self.writer, config=lifecycle, lock=self._lock, journal=journal,
+                               coactivations=coactivations, working=self.working, hot=self.hot, summarizer=summarizer)
         self.upkeep = Upkeep(store=store, dense=dense, vocabulary=self.vocabulary, writer=self.writer,
                              lock=self._lock, optimize_every=optimize_every)
         self.explore = Explorer(store=store, journal=journal, clock=clock, get=self.get, recall=self.recall,
@@ -105,6 +125,10 @@ class MemoryEngine:
         with self._lock:
             outcomes = self.writer.write(built, gated=gated)
             self.upkeep.count_writes(sum(len(group) for group in built))
+        now = self._clock()
+        for item, outcome in zip(items, outcomes):  # what a session writes is what it works with
+            if item.provenance.session_id and outcome.id:
+                self.working.attend(item.provenance.session_id, outcome.id, item.importance or 0.5, now)
         return outcomes
 
     def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent",
@@ -224,6 +248,84 @@ class MemoryEngine:
         report = self.lifecycle.sweep(max_moves=max_moves)
         self.upkeep.count_writes(report.promoted + report.demoted)
         return report
+
+    def dream(self, now: datetime | None = None, *, limit: int | None = None,
+              progress: Progress | None = None) -> DreamReport:
+        """One dream cycle at `now` (default: the clock): rehearsal, flashbulbs, co-activation,
+        consolidation of near-duplicates into theme memories, strategic forgetting (to dormant, never
+        deleted), scope promotion, the hot tier. At most `limit` (default `lifecycle.dream.max_changes`)
+        memories changed; `progress(step, done, total)` is told each step."""
+        if limit is not None and limit < 1:
+            raise InvalidInputError("limit must be at least 1")
+        self._ensure_space()
+        at = now or self._clock()
+        if at.tzinfo is None:  # a naive time is UTC, as everywhere in mnemex
+            at = at.replace(tzinfo=timezone.utc)
+        report = self.dreamer.run(at, limit=limit, progress=progress)
+        self.upkeep.count_writes(report.changed)
+        return report
+
+    def memory_clusters(self, *, project: str | None = None, limit: int = 10) -> list[list[Memory]]:
+        """Groups of near-duplicate current memories (one kind and scope each) the agent may
+        consolidate (`consolidate`): the project's and the other scopes', largest first."""
+        from mnemex.engine.lifecycle.strength import as_utc
+        from mnemex.engine.lifecycle.themes import clusters
+
+        flt = self.default_filter(project=project or self.default_project)
+        pool: list[Memory] = []
+        offset: str | None = None
+        while True:
+            hits, offset = self.store.scroll(flt, limit=256, offset=offset)
+            pool += [h.memory for h in hits]
+            if offset is None:
+                break
+        pool.sort(key=lambda m: (as_utc(m.recorded_at), m.id), reverse=True)
+        config = self.dreamer.config.dream
+        pairs, _ = self.dreamer.near_duplicates(pool, pool, most=config.max_compared)
+        groups = [g for g in clusters((a, b) for a, b, s in pairs if s >= config.merge_similarity)
+                  if len(g) >= config.cluster_min][:limit]
+        by_id = {m.id: m for m in pool}
+        return [[by_id[i] for i in g] for g in groups]
+
+    def consolidate(self, ids: Sequence[str], summary: str, *, actor: str = "agent",
+                    client: str | None = None) -> Memory:
+        """Replace the memories `ids` (current, one kind and scope, no truth anchor; at least two)
+        by one theme memory holding `summary`: it supersedes them through the write path."""
+        if not isinstance(summary, str) or not summary.strip():
+            raise InvalidInputError("summary is empty: write the one statement that replaces the memories")
+        canonical = [self.resolve(i) for i in ids]
+        for asked, memory_id in zip(ids, canonical):
+            if memory_id is None:
+                raise NotFoundError(asked)
+        if len(set(canonical)) < 2:
+            raise InvalidInputError("consolidate needs at least two distinct memory ids")
+        self._ensure_space()
+        with self._lock:
+            made = self.dreamer.consolidate([c for c in canonical if c], summary, now=self._clock(),
+                                            by=Provenance(source=actor, client=client))
+            if made is None:
+                raise InvalidInputError("these memories cannot be consolidated: each must be current and active, "
+                                        "of one kind, scope and project, and none pinned or immutable")
+            self.upkeep.count_writes(len(canonical) + 1)
+        return self.get(made)
+
+    def hot_memories(self, now: datetime | None = None) -> list[Memory]:
+        """The hot tier: the few memories of high utility and frequent recent use (cached)."""
+        return self.hot.memories(now)
+
+    def attend(self, session_id: str, memories: Sequence[Memory], now: datetime | None = None) -> None:
+        """The memories are in use in the session now: they enter its working memory."""
+        at = now or self._clock()
+        for m in memories:
+            self.working.attend(session_id, m.id, m.importance, at)
+
+    def end_session(self, session_id: str) -> int:
+        """The session ended: its working memory is cleared; returns how many items it held."""
+        return self.working.end(session_id)
+
+    def lifecycle_stats(self) -> dict[str, Any]:
+        """Counts per tier, kind and scope, promotions and demotions, average retention, the last dream."""
+        return lifecycle_stats(self.store, self.journal, self.dreamer, self.lifecycle.config)
 
     def resolve(self, memory_id: str) -> str | None:
         """The canonical id a caller means: any spelling of an id, or a unique prefix of one (the

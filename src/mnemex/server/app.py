@@ -12,6 +12,7 @@ from mnemex.tools.block_tools import register_block_tools
 from mnemex.tools.context_tools import register_context_tools
 from mnemex.tools.errors import mcp_errors
 from mnemex.tools.graph_tools import register_graph_tools
+from mnemex.tools.lifecycle_tools import register_lifecycle_tools
 from mnemex.tools.memory_tools import register_memory_tools
 from mnemex.tools.runtime import ToolRuntime
 
@@ -20,6 +21,7 @@ def build_server(runtime: ToolRuntime) -> MCPServer:
                        instructions=runtime.strategy.instructions())
     register_memory_tools(server, runtime)
     register_graph_tools(server, runtime)
+    register_lifecycle_tools(server, runtime)
     register_context_tools(server, runtime)
     if runtime.strategy.offers.block_tools:
         register_block_tools(server, runtime)

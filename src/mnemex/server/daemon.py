@@ -135,8 +135,8 @@ def write_server_info(files: RunFiles, server: Any) -> None:
 
 async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                    socket_ino: int, idle_exit: float, ingester: Any = None) -> None:
-    """Ingest what the capture hooks spooled; optimize the index and sweep the lifecycle tiers
-    when idle; exit when the socket file vanished or no request came for `idle_exit` seconds
+    """Ingest what the capture hooks spooled; optimize the index, sweep the lifecycle tiers and
+    dream when idle; exit when the socket file vanished or no request came for `idle_exit` seconds
     (0 = never; open sessions do not count: the relay starts a new daemon on its next request),
     after a pending optimize so the next start finds it done."""
     retry_at = 0.0
@@ -177,6 +177,14 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
             except Exception:  # keep serving; the next interval tries again
                 log.exception("lifecycle sweep failed")
             continue  # bounded (sweep_max_moves) and quick: it does not count as activity
+        if idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.dreamer.due():
+            try:
+                report = await asyncio.to_thread(engine.dream)
+                log.info("dream: %d themes (%d merged), %d dormant, %d rehearsed in %.1f s", report.themes,
+                         report.merged, sum(report.forgotten.values()), report.rehearsed, report.elapsed_seconds)
+            except Exception:  # keep serving; the next interval tries again
+                log.exception("dream failed")
+            continue  # bounded (dream.max_changes), in small batches: it does not count as activity
         if leaving:  # open relay sessions do not hold it: a relay restarts the daemon on its next request
             log.info("no client request for %.0f s; exiting", idle)
             uv.should_exit = True

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Sequence
 
+from mnemex.config.dream import HotTierConfig
 from mnemex.config.injection import InjectionSettings
 from mnemex.engine.retrieval.fusion import rrf
 from mnemex.engine.retrieval.query import is_trivial
@@ -109,9 +110,9 @@ class ContextBuilder:
         items = self._rank([pinned, ranked], fusion)
         # each section: its title, then (line, memory id, whole) in the order packed
         sections: dict[str, list[tuple[str, str, bool]]] = {
-            "Pinned:": [], "Relevant to this task:" if req.task else "What matters in this project:": [],
-            "Latest sessions here:": []}
-        pinned_title, rest_title, recent_title = sections
+            "Pinned:": [], "Often used here:": [],
+            "Relevant to this task:" if req.task else "What matters in this project:": [], "Latest sessions here:": []}
+        pinned_title, hot_title, rest_title, recent_title = sections
         seen: set[str] = set(req.exclude)
         left = 0
 
@@ -126,6 +127,16 @@ class ContextBuilder:
             return True
 
         pinned_ids = {p.memory.id for p in pinned}
+        if standing and not req.task:  # the hot tier: a few lines, within its own small budget
+            hot_used = 0
+            for m in self._hot(req, seen | pinned_ids):
+                line = self._format(m, False)
+                cost = estimate_tokens(line) + 1
+                if hot_used + cost > self._hot_config().inject_tokens or not fits(line, hot_title):
+                    break
+                hot_used += cost
+                seen.add(m.id)
+                sections[hot_title].append((line, m.id, False))
         for item in items:
             m = item.memory
             if m.id in seen:
@@ -148,7 +159,7 @@ class ContextBuilder:
                     sections[recent_title].append((line, m.id, False))
         text = self._assemble(header, blocks, sections)
         while text and estimate_tokens(text) > req.budget:  # joins may tokenize a little longer
-            last = next((t for t in (recent_title, rest_title, pinned_title) if sections[t]), None)
+            last = next((t for t in (recent_title, rest_title, hot_title, pinned_title) if sections[t]), None)
             if last is None:
                 break
             sections[last].pop()
@@ -200,6 +211,18 @@ class ContextBuilder:
                                          limit=self.settings.recent_sessions + len(seen))
         return [h.memory for h in hits if h.memory.id not in seen and not h.memory.metadata.get("no_inject")
                 ][: self.settings.recent_sessions]
+
+    def _hot_config(self) -> HotTierConfig:
+        return self.engine.lifecycle.config.hot
+
+    def _hot(self, req: ContextRequest, seen: set[str]) -> list[Memory]:
+        """The hot tier's memories for this project (and the other scopes), not already given."""
+        cap = self._hot_config().inject
+        if not cap:
+            return []
+        hot = [m for m in self.engine.hot_memories() if m.id not in seen and not m.metadata.get("no_inject")
+               and (m.scope != Scope.PROJECT or m.project == req.project)]
+        return hot[:cap]
 
     def _pinned(self, req: ContextRequest) -> list[_Item]:
         flt = MemoryFilter(project=req.project, pinned=True)

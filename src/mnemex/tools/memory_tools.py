@@ -191,7 +191,7 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
 
     @server.tool(title="Memory stats", annotations=hints(read_only=True, destructive=False, idempotent=True))
     async def memory_stats(ctx: Context) -> Annotated[CallToolResult, StatsResult]:
-        """Counts of stored memories and the embedding model, and this project's captured tool use (runs, failures, typical time)."""
+        """Counts of stored memories (per kind, scope and tier, with what the last dream did), the embedding model, and this project's captured tool use."""
         with mcp_errors():
             result = await rt.run(stats_result, rt.engine, await rt.resolve_project(ctx))
         return lean(result, render.stats_text(result))

@@ -39,8 +39,10 @@ class SweepReport:
 
 class LifecycleKeeper:
     def __init__(self, *, store: MemoryStore, writer: WritePath, config: LifecycleConfig,
-                 lock: threading.RLock, clock: Callable[[], datetime]):
+                 lock: threading.RLock, clock: Callable[[], datetime],
+                 on_recall: Callable[[list[Memory], datetime], None] | None = None):
         self._store = store
+        self._on_recall = on_recall  # the dream's co-activation and hot-tier bookkeeping
         self._writer = writer
         self.config = config
         self._lock = lock
@@ -71,7 +73,10 @@ class LifecycleKeeper:
                     out[memory.id] = memory.model_copy(update={
                         "access_count": memory.access_count + 1, "last_accessed_at": now, "lifecycle": state})
             self._writer.touch([m for m, _ in plain], [s for _, s in plain], at=now)
-        return [out[m.id] for m in memories]
+        result = [out[m.id] for m in memories]
+        if self._on_recall is not None:
+            self._on_recall(result, now)
+        return result
 
     def _reactivate(self, memory: Memory, state: Lifecycle, now: datetime, by: Provenance) -> Memory:
         source = state.tier or self.config.entry

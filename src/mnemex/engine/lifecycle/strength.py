@@ -166,5 +166,10 @@ def days_between(start: datetime, end: datetime) -> float:
     return max((_utc(end) - _utc(start)).total_seconds(), 0.0) / 86_400.0
 
 
+def as_utc(value: datetime) -> datetime:
+    """`value` with a time zone: a naive datetime is UTC (callers may store naive times)."""
+    return _utc(value)
+
+
 def _utc(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value

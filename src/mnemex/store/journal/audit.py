@@ -57,6 +57,23 @@ class AuditLog(Database):
             (ts, epoch, op, memory_id, actor, _dumps(before), _dumps(after), _dumps(detail)))
         return int(cur.lastrowid)
 
+    def count_ops(self, names: Sequence[str]) -> dict[str, int]:
+        """How many audit rows each of the ops `names` has (0 for none)."""
+        marks = ",".join("?" * len(names))
+        rows = self._conn().execute(f"SELECT op, COUNT(*) FROM ops WHERE op IN ({marks}) GROUP BY op",
+                                    tuple(names)).fetchall() if names else []
+        found = dict(rows)
+        return {name: int(found.get(name, 0)) for name in names}
+
+    def last_op(self, name: str) -> OpRecord | None:
+        """The newest audit row of the op `name`, or None."""
+        rows = self._conn().execute("SELECT id FROM ops WHERE op = ? ORDER BY id DESC LIMIT 1", (name,)).fetchall()
+        if not rows:
+            return None
+        row = self._conn().execute("SELECT * FROM ops WHERE id = ?", (rows[0][0],)).fetchone()
+        return OpRecord(row[0], datetime.fromisoformat(row[1]), row[3], row[4], row[5], _loads(row[6]),
+                        _loads(row[7]), _loads(row[8]), bool(row[9]))
+
     def ops(self, memory_id: str | None = None, since: datetime | None = None, limit: int = 100) -> list[OpRecord]:
         """Audit rows, newest first: all, or those about `memory_id` (its writes and the reads
         that returned it), optionally only from `since` on."""

@@ -72,6 +72,12 @@ class RelationGraph(Database):
         rows = self._conn().execute(sql + " ORDER BY weight DESC, src, dst, type", args).fetchall()
         return [_relation(r) for r in rows]
 
+    def edges(self, type: RelationType | str, *, limit: int = 10_000) -> list[tuple[str, str]]:
+        """(src, dst) of every edge of one type, oldest first, at most `limit`."""
+        rows = self._conn().execute("SELECT src, dst FROM relations WHERE type = ? ORDER BY created_at LIMIT ?",
+                                    (_relation_type(type).value, int(limit))).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     def traverse(self, start_id: str, max_hops: int = 2, types: Iterable[RelationType | str] | None = None,
                  direction: str = "both") -> list[tuple[str, int, tuple[str, ...]]]:
         """Breadth-first walk from `start_id`: each reachable memory once, as (id, hops, path)

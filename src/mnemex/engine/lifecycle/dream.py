@@ -1,0 +1,465 @@
+"""The dream cycle (seed 001): what the lifecycle does while nobody is asking.
+
+In order: utility decay (counted: the read path drifts utility as it reads), rehearsal of
+endangered memories, flashbulb consolidation, Hebbian co-activation, promotion of working-memory
+candidates, clustering and consolidation of near-duplicates into theme memories (through the
+write path: the theme supersedes its members), strategic forgetting (`forgetting.py`, in its
+order), promotion across scopes, and the hot tier recomputed.
+
+Bounded: at most `dream.max_changes` memories are changed per run (the rest is counted as
+deferred) and at most `dream.max_compared` memories compared with their neighbours. The store is
+read without a lock; changes are made in batches of `dream.batch` under the write lock, each
+re-checked on a fresh copy, so a concurrent search or write waits for one small batch at most.
+Every change is an audited write (`WritePath.replace` or the write path itself); nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+from mnemex.config.lifecycle import LifecycleConfig
+from mnemex.engine.lifecycle import forgetting, themes
+from mnemex.engine.lifecycle.arousal import arousal
+from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
+from mnemex.engine.lifecycle.hot import HotTier
+from mnemex.engine.lifecycle.policy import exempt
+from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
+from mnemex.engine.lifecycle.summarizer import Summarizer
+from mnemex.engine.lifecycle.working import WorkingMemory
+from mnemex.engine.write.formation import RECORD_KINDS
+from mnemex.engine.write.path import WritePath
+from mnemex.models import (
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemoryStatus,
+    NewMemory,
+    Provenance,
+    Scope,
+    ValidityMode,
+)
+from mnemex.store.base import MemoryStore, VectorQuery
+
+log = logging.getLogger(__name__)
+
+DREAMER = Provenance(source="dream")
+STEPS = ("scan", "rehearsal", "flashbulb", "coactivation", "working memory", "consolidation", "forgetting",
+         "scope promotion", "hot tier")
+#: Most members one theme memory replaces.
+MAX_THEME = 12
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class DreamReport:
+    """What one dream did, step by step, and how long it took."""
+
+    now: str = ""
+    scanned: int = 0
+    utility_drifted: int = 0
+    rehearsed: int = 0
+    flashbulbs: int = 0
+    coactivated: int = 0
+    working_promoted: int = 0
+    compared: int = 0
+    clusters: int = 0
+    themes: int = 0
+    merged: int = 0
+    forgotten: dict[str, int] = field(default_factory=lambda: {rule: 0 for rule in forgetting.RULES})
+    scope_promoted: int = 0
+    scope_proposed: int = 0
+    hot: int = 0
+    deferred: int = 0
+    average_retention: float = 0.0
+    tiers: dict[str, int] = field(default_factory=dict)
+    elapsed_seconds: float = 0.0
+
+    @property
+    def changed(self) -> int:
+        return (self.rehearsed + self.flashbulbs + self.working_promoted + self.themes + self.merged
+                + sum(self.forgotten.values()) + self.scope_promoted + self.scope_proposed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def changed_at(memory: Memory) -> datetime:
+    """When a memory was last written (stored or changed)."""
+    return max(as_utc(memory.recorded_at), as_utc(memory.updated_at or memory.recorded_at))
+
+
+class Dreamer:
+    def __init__(self, *, store: MemoryStore, writer: WritePath, config: LifecycleConfig, lock: threading.RLock,
+                 journal: Any, coactivations: CoActivations, working: WorkingMemory, hot: HotTier,
+                 summarizer: Summarizer | None = None):
+        self._store = store
+        self.summarizer = summarizer  # consolidation = llm
+        self._writer = writer
+        self.config = config
+        self._lock = lock
+        self._journal = journal
+        self.coactivations = coactivations
+        self._working = working
+        self._hot = hot
+        self._compared_through: datetime | None = None  # recorded/updated time up to which memories were compared
+        self._dreamt_at: float | None = None
+        self.last: DreamReport | None = None
+        self._budget = 0
+        self._report = DreamReport()
+        self._merged: set[str] = set()
+        self._running = threading.Lock()
+
+    def due(self) -> bool:
+        every = self.config.dream.every_hours
+        return bool(every) and (self._dreamt_at is None or time.monotonic() - self._dreamt_at >= every * 3600)
+
+    # ------------------------------------------------------------------ run
+    def run(self, now: datetime, *, limit: int | None = None, progress: Progress | None = None) -> DreamReport:
+        """One dream at `now` (see the module docstring); one at a time: a second caller waits."""
+        with self._running:
+            return self._run(now, limit=limit, progress=progress)
+
+    def _run(self, now: datetime, *, limit: int | None, progress: Progress | None) -> DreamReport:
+        started = time.perf_counter()
+        self._dreamt_at = time.monotonic()
+        cfg = self.config.dream
+        report = DreamReport(now=now.isoformat())
+        self._budget = limit if limit is not None else cfg.max_changes
+        self._report = report
+        self._merged = set()
+        tell = progress or (lambda step, done, total: None)
+
+        tell("scan", 0, len(STEPS))
+        active = self._scan()
+        current = {m.id: m for m in active if m.valid_until is None or as_utc(m.valid_until) > now}
+        assessed = {i: (m, assess(m, now, self.config)) for i, m in current.items()}
+        awake = [(m, s) for m, s in assessed.values() if not m.lifecycle.dormant]
+        report.scanned = len(active)
+        report.average_retention = round(sum(s.retrievability for _, s in awake) / len(awake), 4) if awake else 0.0
+        tiers: dict[str, int] = {name: 0 for name in self.config.tier_table}
+        for m, s in assessed.values():
+            tiers[s.tier] = tiers.get(s.tier, 0) + 1
+        report.tiers = tiers
+        report.utility_drifted = sum(1 for m, s in awake if abs(s.utility - m.lifecycle.utility) > 0.01)
+
+        tell("rehearsal", 1, len(STEPS))
+        self._rehearse(awake, now)
+        tell("flashbulb", 2, len(STEPS))
+        self._flashbulbs(awake, now)
+        tell("coactivation", 3, len(STEPS))
+        self._coactivate(current)
+        tell("working memory", 4, len(STEPS))
+        self._promote_working(current, now)
+        tell("consolidation", 5, len(STEPS))
+        redundant = self._consolidate(awake, now)
+        tell("forgetting", 6, len(STEPS))
+        self._forget(active, current, assessed, redundant, now)
+        tell("scope promotion", 7, len(STEPS))
+        self._promote_scope(awake, now)
+        tell("hot tier", 8, len(STEPS))
+        self._hot.consider((m for m, _ in awake), now)
+        self._hot.expire()  # recomputed at its next use, on the engine's clock
+        report.hot = len(self._hot.memories(now, cache=False))
+        tell("done", len(STEPS), len(STEPS))
+
+        report.elapsed_seconds = round(time.perf_counter() - started, 3)
+        self.last = report
+        if self._journal is not None:
+            self._journal.record_op("dream", None, "lifecycle", None, None, report.as_dict())
+        return report
+
+    # ----------------------------------------------------------------- scan
+    def _scan(self) -> list[Memory]:
+        """Every memory still in force by status (active; dormant ones too), a page at a time, no lock."""
+        out: list[Memory] = []
+        offset: str | None = None
+        flt = MemoryFilter(validity=ValidityMode.TIMELINE)
+        while True:
+            hits, offset = self._store.scroll(flt, limit=256, offset=offset)
+            out += [h.memory for h in hits if h.memory.status == MemoryStatus.ACTIVE]
+            if offset is None:
+                return out
+
+    # -------------------------------------------------------------- changes
+    def _changes(self, items: Sequence[Any], change: Callable[[Any], bool]) -> int:
+        """Apply `change` to each item within the run's budget, `batch` at a time under the write
+        lock (released between batches); returns how many changed. Items past the budget are deferred."""
+        done = 0
+        batch = self.config.dream.batch
+        for start in range(0, len(items), batch):
+            if self._budget <= 0:
+                self._report.deferred += len(items) - start
+                break
+            chunk = items[start:start + batch]
+            with self._lock:
+                for i, item in enumerate(chunk):
+                    if self._budget <= 0:
+                        self._report.deferred += len(chunk) - i
+                        break
+                    if change(item):
+                        done += 1
+                        self._budget -= 1
+            time.sleep(0.002)  # long enough for a write waiting on the lock to take it (locks are not fair)
+        return done
+
+    def _fresh(self, memory_id: str) -> Memory | None:
+        hits = self._store.retrieve([memory_id])
+        memory = hits[0].memory if hits else None
+        return memory if memory is not None and memory.status == MemoryStatus.ACTIVE else None
+
+    def _rewrite(self, memory_id: str, op: str, reason: str, update: Callable[[Memory], dict[str, Any] | None]) -> bool:
+        """Re-read the memory and write `update(memory)` (None: leave it) as an audited change."""
+        memory = self._fresh(memory_id)
+        if memory is None:
+            return False
+        fields = update(memory)
+        if not fields:
+            return False
+        self._writer.replace(memory, memory.model_copy(update=fields), op=op, reembed=False, by=DREAMER, reason=reason)
+        return True
+
+    # ------------------------------------------------------------ the steps
+    def _rehearse(self, awake: list[tuple[Memory, Strength]], now: datetime) -> None:
+        """Endangered memories (retention under `rehearse_below`) get their storage strength raised,
+        the most important and useful first (the testing effect, simulated); not records, nor memories
+        rated unhelpful."""
+        cfg = self.config.dream
+        # records of what happened (episodes, tool events) and memories feedback found unhelpful are
+        # left to fade: rehearsing them would keep noise alive
+        endangered = [(m, s) for m, s in awake if s.retrievability < cfg.rehearse_below and not exempt(m)
+                      and m.kind not in RECORD_KINDS and s.utility >= 0.5]
+        endangered.sort(key=lambda ms: (-(ms[0].importance * ms[1].utility), ms[0].id))
+        storage_max = self.config.storage_max
+
+        def boost(memory: Memory) -> dict[str, Any] | None:
+            state = memory.lifecycle
+            grown = min(storage_max, state.storage * cfg.rehearse_boost)
+            return {"lifecycle": state.model_copy(update={"storage": grown})} if grown > state.storage else None
+
+        chosen = [m.id for m, _ in endangered[: cfg.rehearse_max]]
+        self._report.rehearsed = self._changes(chosen, lambda i: self._rewrite(
+            i, "rehearse", f"retention under {cfg.rehearse_below:g}: storage x{cfg.rehearse_boost:g}", boost))
+
+    def _flashbulbs(self, awake: list[tuple[Memory, Strength]], now: datetime) -> None:
+        """High-arousal events (incidents, outages, security findings) become flashbulb memories:
+        importance floor, storage boost once, pinned when `flashbulb_pin`; exempt from forgetting."""
+        cfg = self.config.dream
+        found = [(m.id, a) for m, _ in awake if m.kind != MemoryKind.TOOL_EVENT and not m.metadata.get("flashbulb")
+                 and (a := arousal(m.content)) >= cfg.flashbulb_arousal]
+        storage_max = self.config.storage_max
+
+        def vivid(memory: Memory, level: float) -> dict[str, Any] | None:
+            if memory.metadata.get("flashbulb"):
+                return None
+            state = memory.lifecycle
+            return {"metadata": {**memory.metadata, "flashbulb": True, "arousal": round(level, 2)},
+                    "importance": max(memory.importance, cfg.flashbulb_importance),
+                    "pinned": memory.pinned or cfg.flashbulb_pin,
+                    "lifecycle": state.model_copy(update={"storage": min(storage_max, state.storage * cfg.flashbulb_boost)})}
+
+        self._report.flashbulbs = self._changes(found, lambda item: self._rewrite(
+            item[0], "flashbulb", f"arousal {item[1]:.2f}: kept vivid", lambda m: vivid(m, item[1])))
+
+    def _coactivate(self, current: dict[str, Memory]) -> None:
+        """Pairs recalled together since the last dream: their `related_to` weight moves toward 1."""
+        if self._journal is None:
+            self.coactivations.drain()
+            return
+        step = self.config.dream.coactivation_step
+        n = 0
+        for a, b, times in self.coactivations.drain():
+            if a not in current or b not in current:
+                continue
+            edge = next((r for r in self._journal.relations(a, types=["related_to"], direction="out") if r.dst == b), None)
+            weight = edge.weight if edge is not None else 0.0
+            seen = int((edge.detail or {}).get("co_activations", 0)) if edge is not None else 0
+            self._journal.add_relation(a, b, "related_to", round(strengthened(weight, times, step), 4),
+                                       {**((edge.detail or {}) if edge else {}), "co_activations": seen + times})
+            n += 1
+        self._report.coactivated = n
+
+    def _promote_working(self, current: dict[str, Memory], now: datetime) -> None:
+        """Working-memory items evicted while still in use go one tier up (their tier's `promote_to`)."""
+        table = self.config.tier_table
+
+        def promote(memory: Memory) -> dict[str, Any] | None:
+            source = memory.lifecycle.tier or self.config.entry
+            target = table[source].promote_to if source in table else None
+            if exempt(memory) or memory.lifecycle.dormant or target is None or not table[target].searchable:
+                return None
+            return {"lifecycle": memory.lifecycle.model_copy(update={"tier": target, "tier_since": now})}
+
+        ids = [i for i in self._working.take_candidates() if i in current]
+        self._report.working_promoted = self._changes(ids, lambda i: self._rewrite(
+            i, "promote", "working-memory promotion candidate (evicted while in use)", promote))
+
+    # --------------------------------------------------------- consolidation
+    def _neighbour_pairs(self, awake: list[tuple[Memory, Strength]]) -> list[tuple[str, str, float]]:
+        """Near-duplicate pairs among current memories: each memory new or changed since the last
+        run (oldest first, at most `max_compared`) against its nearest neighbours of its kind and scope."""
+        since = self._compared_through
+        fresh = sorted((m for m, _ in awake if since is None or changed_at(m) > since), key=lambda m: (changed_at(m), m.id))
+        pairs, compared = self.near_duplicates([m for m, _ in awake], fresh, most=self.config.dream.max_compared)
+        if compared:
+            self._compared_through = changed_at(compared[-1])
+        self._report.compared = len(compared)
+        return pairs
+
+    def near_duplicates(self, pool: Sequence[Memory], candidates: Sequence[Memory], *,
+                        most: int) -> tuple[list[tuple[str, str, float]], list[Memory]]:
+        """Pairs (a, b, cosine) of memories of `pool` that are near-duplicates (at or above the lower
+        of `merge_similarity` and `forgetting.redundancy`, same kind, scope and subject), found from
+        up to `most` of `candidates` (records and truth anchors skipped); and the candidates compared."""
+        cfg = self.config.dream
+        by_id = {m.id: m for m in pool}
+        chosen = [m for m in candidates if m.kind not in RECORD_KINDS and not exempt(m)][:most]
+        low = min(cfg.merge_similarity, self.config.forgetting.redundancy)
+        pairs: dict[tuple[str, str], float] = {}
+        for start in range(0, len(chosen), 64):
+            page = chosen[start:start + 64]
+            vectors = {h.id: h.dense for h in self._store.retrieve([m.id for m in page], with_vectors=True)}
+            for m in page:
+                vector = vectors.get(m.id)
+                if vector is None:
+                    continue
+                flt = MemoryFilter(scopes=(m.scope,), project=m.project, kinds=(m.kind,), dormant=False)
+                for hit in self._store.query(VectorQuery(dense=vector, filter=flt, limit=cfg.neighbours + 1)):
+                    other = by_id.get(hit.id)
+                    if other is None or other.id == m.id or hit.score < low or exempt(other):
+                        continue
+                    if themes.same_subject(m, other):
+                        key = (min(m.id, other.id), max(m.id, other.id))
+                        pairs[key] = max(pairs.get(key, 0.0), float(hit.score))
+            time.sleep(0)
+        return [(a, b, sc) for (a, b), sc in pairs.items()], chosen
+
+    def _consolidate(self, awake: list[tuple[Memory, Strength]], now: datetime) -> list[tuple[str, str, float]]:
+        """Clusters of near-duplicates become theme memories; returns the redundant pairs left over
+        (cosine above `forgetting.redundancy`, not merged) for forgetting."""
+        cfg = self.config.dream
+        pairs = self._neighbour_pairs(awake)
+        close = [(a, b) for a, b, s in pairs if s >= cfg.merge_similarity]
+        groups = [g for g in themes.clusters(close) if len(g) >= cfg.cluster_min]
+        self._report.clusters = len(groups)
+        merged = self._merged
+        calls = cfg.llm_max_calls
+        if cfg.consolidation in ("deterministic", "llm"):
+            pool = {m.id: m for m, _ in awake}
+            for group in groups:
+                if self._budget < 2:
+                    self._report.deferred += len(group)
+                    continue
+                members = [pool[i] for i in group][:MAX_THEME]
+                summary = None
+                if cfg.consolidation == "llm" and self.summarizer is not None and calls > 0:
+                    calls -= 1  # asked outside the write lock: a slow endpoint holds up nothing
+                    summary = self.summarizer.summarize([m.content for m in members], max_chars=cfg.theme_max_chars)
+                with self._lock:
+                    made = self.consolidate([m.id for m in members], summary, now=now, by=DREAMER,
+                                            how="llm" if summary else "deterministic")
+                if made is not None:
+                    merged.update(m.id for m in members)
+                    self._report.themes += 1
+                    self._report.merged += len(members)
+                    self._budget -= len(members) + 1
+                time.sleep(0)
+        return [(a, b, s) for a, b, s in pairs if s > self.config.forgetting.redundancy
+                and a not in merged and b not in merged]
+
+    def consolidate(self, ids: Sequence[str], summary: str | None, *, now: datetime, by: Provenance,
+                    how: str = "agent") -> str | None:
+        """One theme memory for the memories `ids` (current, one kind, scope and project, none a
+        truth anchor): `summary` as written (by the agent or the model: `how`), or merged deterministically; it supersedes
+        them through the write path. Returns its id, or None when the members no longer qualify.
+        Call under the write lock."""
+        members = [m for i in ids if (m := self._fresh(i)) is not None and not m.lifecycle.dormant]
+        if len(members) < 2 or len(members) < len(set(ids)) or any(exempt(m) for m in members):
+            return None
+        first = members[0]
+        if any((m.kind, m.scope, m.project) != (first.kind, first.scope, first.project) for m in members):
+            return None
+        text = summary or themes.merge_text(members, max_chars=self.config.dream.theme_max_chars)
+        new = NewMemory(
+            content=text, kind=first.kind, scope=first.scope, project=first.project,
+            tags=tuple(dict.fromkeys(t for m in members for t in m.tags)),
+            provenance=by, confidence=max(m.confidence for m in members),
+            importance=max(self.config.dream.theme_importance, *(m.importance for m in members)),
+            created_at=now, valid_from=now,
+            metadata={"theme_of": [m.id for m in members], "consolidated": how if summary else "deterministic"},
+            supersedes=tuple(m.id for m in members))
+        built = self._writer.build(new, default_project=first.project)
+        outcome = self._writer.write([built])[0]
+        return outcome.id
+
+    # ------------------------------------------------------------- forgetting
+    def _forget(self, active: list[Memory], current: dict[str, Memory],
+                assessed: dict[str, tuple[Memory, Strength]], redundant: list[tuple[str, str, float]],
+                now: datetime) -> None:
+        """The five rules in order; each memory is sent dormant once, by the first rule that names it."""
+        rules = self.config.forgetting
+        chosen: dict[str, forgetting.Forget] = {}
+
+        def add(found: list[forgetting.Forget]) -> None:
+            for f in found:
+                chosen.setdefault(f.memory_id, f)
+
+        if rules.contradictions and self._journal is not None:
+            add(forgetting.contradiction(self._journal.edges("contradicts"), current))
+        if rules.foresight:
+            add(forgetting.foresight(active, now))
+        add(forgetting.utility_floor(assessed.values(), self.config))
+        add(forgetting.redundancy(redundant, assessed))
+        live = [(m, s) for m, s in assessed.values() if m.id not in self._merged]
+        add(forgetting.capacity(live, self.config, leaving=set(chosen)))
+        target = self.config.dormant_tier
+
+        def sleep(memory: Memory, rule: str) -> dict[str, Any] | None:
+            if exempt(memory) or memory.lifecycle.dormant:
+                return None
+            state = memory.lifecycle
+            return {"lifecycle": state.model_copy(update={
+                "tier": target or state.tier, "dormant": True, "tier_since": now})}
+
+        for rule in forgetting.RULES:
+            items = [f for f in chosen.values() if f.rule == rule]
+            self._report.forgotten[rule] = self._changes(items, lambda f: self._rewrite(
+                f.memory_id, "dormant", f"{f.rule}: {f.reason}", lambda m: sleep(m, f.rule)))
+
+    # ------------------------------------------------------- scope promotion
+    def _promote_scope(self, awake: list[tuple[Memory, Strength]], now: datetime) -> None:
+        """A project memory confirmed often enough (confidence, recalls, conversations that stated
+        it) is proposed for, or promoted to, global scope; the thresholds go into the audit row."""
+        rule = self.config.scope_promotion
+        if rule.mode == "off":
+            return
+        thresholds = (f"confidence >= {rule.min_confidence:g}, recalls >= {rule.min_recalls}, "
+                      f"sessions >= {rule.min_sessions}")
+
+        def sessions(m: Memory) -> int:
+            return 1 + int(m.metadata.get("reinforced", 0))
+
+        found = [m.id for m, _ in awake
+                 if m.scope == Scope.PROJECT and m.kind.value in rule.kinds and not m.metadata.get("promote_to_global")
+                 and m.confidence >= rule.min_confidence and m.access_count >= rule.min_recalls
+                 and sessions(m) >= rule.min_sessions and not m.immutable]
+
+        def promote(memory: Memory) -> dict[str, Any] | None:
+            if memory.scope != Scope.PROJECT or memory.metadata.get("promote_to_global"):
+                return None
+            mark = {"metadata": {**memory.metadata, "promote_to_global": now.isoformat(), "promoted_from": memory.project}}
+            if rule.mode == "promote":
+                return {**mark, "scope": Scope.GLOBAL, "project": None}
+            return mark
+
+        op = "promote-global" if rule.mode == "promote" else "propose-global"
+        n = self._changes(found, lambda i: self._rewrite(i, op, thresholds, promote))
+        if rule.mode == "promote":
+            self._report.scope_promoted = n
+        else:
+            self._report.scope_proposed = n

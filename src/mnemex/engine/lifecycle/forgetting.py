@@ -1,0 +1,118 @@
+"""Strategic forgetting as pure rules (seed 001), in its order: contradiction cleanup, foresight
+expiry, utility floor, redundancy, capacity trim. Each rule names memories to send dormant and
+why; the dream applies them (`dream.py`). Nothing is ever deleted, and pinned, immutable and
+flashbulb memories are never chosen."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable, Sequence
+
+from mnemex.config.lifecycle import LifecycleConfig
+from mnemex.engine.lifecycle.policy import exempt
+from mnemex.engine.lifecycle.strength import Strength, as_utc
+from mnemex.models import Memory
+
+RULES = ("contradiction", "foresight", "utility_floor", "redundancy", "capacity")
+
+
+@dataclass(frozen=True, slots=True)
+class Forget:
+    """A memory one rule sends dormant."""
+
+    memory_id: str
+    rule: str
+    reason: str
+
+
+def may_sleep(memory: Memory, strength: Strength, config: LifecycleConfig) -> bool:
+    """Whether a use-based rule (utility floor, capacity) may send `memory` dormant: not exempt, not
+    already dormant, of a kind that is not permanent, past its kind's minimum retention."""
+    if exempt(memory) or memory.lifecycle.dormant:
+        return False
+    keep = config.category(memory.kind).min_retention_days
+    return keep is not None and strength.age_days >= keep
+
+
+def contradiction(edges: Iterable[tuple[str, str]], current: dict[str, Memory]) -> list[Forget]:
+    """For each `contradicts` edge between two current memories: the older side, unless it is exempt."""
+    out: dict[str, Forget] = {}
+    for a, b in edges:
+        ma, mb = current.get(a), current.get(b)
+        if ma is None or mb is None:
+            continue
+        older, newer = sorted((ma, mb), key=lambda m: (as_utc(m.created_at), as_utc(m.recorded_at), m.id))
+        if not exempt(older) and not older.lifecycle.dormant and older.id not in out:
+            out[older.id] = Forget(older.id, "contradiction", f"contradicted by the newer {newer.id}")
+    return list(out.values())
+
+
+def foresight(memories: Iterable[Memory], now: datetime) -> list[Forget]:
+    """Active memories whose validity ended (a plan's `valid_until` passed)."""
+    return [Forget(m.id, "foresight", f"its validity ended {m.valid_until.isoformat()}")
+            for m in memories if m.valid_until is not None and as_utc(m.valid_until) <= now
+            and not exempt(m) and not m.lifecycle.dormant]
+
+
+def utility_floor(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:
+    """Memories feedback found unhelpful (utility under the floor, as feedback left it) and unused long."""
+    rule = config.forgetting
+    return [Forget(m.id, "utility_floor", f"utility {m.lifecycle.utility:.2f} < {rule.utility_floor:g}, "
+                                          f"unused {s.idle_days:.0f} days")
+            for m, s in assessed
+            if m.lifecycle.utility_at is not None and m.lifecycle.utility < rule.utility_floor
+            and s.idle_days >= rule.utility_idle_days and may_sleep(m, s, config)]
+
+
+def usefulness(memory: Memory, strength: Strength) -> tuple[float, int, float, datetime, str]:
+    """Which of two memories is worth more: utility, recalls, importance, then the newer."""
+    return strength.utility, memory.access_count, memory.importance, as_utc(memory.created_at), memory.id
+
+
+def redundancy(pairs: Iterable[tuple[str, str, float]], assessed: dict[str, tuple[Memory, Strength]]) -> list[Forget]:
+    """For each redundant pair (most similar first): the less useful side, unless exempt; a memory
+    kept for one pair is not sent dormant for another."""
+    out: dict[str, Forget] = {}
+    kept: set[str] = set()
+    for a, b, sim in sorted(pairs, key=lambda p: -p[2]):
+        if a not in assessed or b not in assessed or a in out or b in out:
+            continue
+        hi, lo = sorted((a, b), key=lambda i: usefulness(*assessed[i]), reverse=True)
+        memory = assessed[lo][0]
+        if lo in kept or exempt(memory) or memory.lifecycle.dormant:
+            continue
+        out[lo] = Forget(lo, "redundancy", f"redundant with {hi} (cosine {sim:.2f}), which proved more useful")
+        kept.add(hi)
+    return list(out.values())
+
+
+def keep_score(strength: Strength) -> float:
+    """What a memory is worth keeping active: utility, retention and importance, 0.4 / 0.3 / 0.3."""
+    return 0.4 * strength.utility + 0.3 * strength.retrievability + 0.3 * strength.importance
+
+
+def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfig, leaving: set[str]) -> list[Forget]:
+    """Per scope (a project, or global / session / agent), the active memories beyond the cap: the
+    scope is brought down to `trim_to` of it, the least worth keeping first."""
+    cap = config.forgetting.capacity
+    if cap is None:
+        return []
+    scopes: dict[tuple[str, str | None], list[tuple[Memory, Strength]]] = defaultdict(list)
+    for m, s in assessed:
+        if not m.lifecycle.dormant and m.id not in leaving:
+            scopes[(m.scope.value, m.project)].append((m, s))
+    out: list[Forget] = []
+    for (scope, project), members in scopes.items():
+        if len(members) <= cap:
+            continue
+        target = int(cap * config.forgetting.trim_to)
+        weakest = sorted((ms for ms in members if may_sleep(ms[0], ms[1], config)),
+                         key=lambda ms: (keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
+        where = project or scope
+        out += [Forget(m.id, "capacity", f"{where} holds {len(members)} active memories, over its cap of {cap}; "
+                                         f"keep score {keep_score(s):.2f}")
+                for m, s in weakest[: len(members) - target]]
+    return out
+
