@@ -23,6 +23,7 @@ import numpy as np
 from mnemex.config import Settings
 from mnemex.engine.factory import build_engine
 from mnemex.models import MemoryFilter, MemoryKind, NewMemory
+from mnemex.store.edge_detached import copy_sparse
 
 GENERATOR_VERSION = 1
 PROJECTS = ["/src/shop", "/src/billing", "/src/infra", "/src/mobile", "/src/datalake"]
@@ -98,8 +99,12 @@ def memories(n: int) -> list[NewMemory]:
 
 
 def queries(n: int, seed: int = 7) -> list[str]:
+    """`n` distinct queries (so none finds its embedding cached by another)."""
     rng = random.Random(seed)
-    return [_fill(rng.choice(QUERIES), rng) for _ in range(n)]
+    out: dict[str, None] = {}
+    while len(out) < n:
+        out[_fill(rng.choice(QUERIES), rng)] = None
+    return list(out)
 
 
 def cache_root() -> Path:
@@ -172,5 +177,5 @@ def load_points(size: int) -> tuple[list[dict], np.ndarray]:
 
 def working_copy(size: int, dest: Path) -> Path:
     """A copy of the cached store's data dir under `dest`, for a run to use (and change) freely."""
-    shutil.copytree(store_dir(size) / "data", dest / "data")
+    shutil.copytree(store_dir(size) / "data", dest / "data", copy_function=copy_sparse)
     return dest / "data"
