@@ -92,6 +92,16 @@ def _index_params(kind: str) -> Any:
     raise ValueError(f"unsupported index type {kind!r}")
 
 
+def _request(request: VectorQuery) -> qe.QueryRequest:
+    if request.dense is not None:
+        search = qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR)
+    else:
+        search = qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR)
+    return qe.QueryRequest(limit=request.limit, query=search, filter=edge_filter(request.filter),
+                           params=qe.SearchParams(exact=True) if request.exact else None, with_payload=request.payload,
+                           with_vector=[DENSE_VECTOR] if request.with_vectors else False)
+
+
 def _replay(old: qe.EdgeShard, fresh: qe.EdgeShard, ids: set[str]) -> None:
     """Bring `fresh` (a copy of `old` taken earlier) up to date on `ids`, and check that both
     hold the same number of points: a copy that lost points is never swapped in."""
@@ -127,6 +137,7 @@ class EdgeStore:
         self._detaching = threading.Lock()
         self._copying = threading.Lock()  # writes wait while the shard is flushed and copied
         self._child: subprocess.Popen | None = None
+        self.writes = 0  #: writes so far (read caches compare it to know the store changed)
         self._shard: qe.EdgeShard | None = self._open()
         try:
             self._ensure_indexes()
@@ -188,7 +199,10 @@ class EdgeStore:
         with self._copying, self._gate.use():
             if self._dirty is not None:
                 self._dirty.update(dirty)
-            return getattr(self._live(), method)(*args, **kwargs)
+            try:
+                return getattr(self._live(), method)(*args, **kwargs)
+            finally:
+                self.writes += 1
 
     def _live(self) -> qe.EdgeShard:
         shard = self._shard
@@ -360,14 +374,16 @@ class EdgeStore:
 
     def query(self, request: VectorQuery) -> list[Hit]:
         """Nearest points to the one vector of `request`, best first, with raw scores."""
-        if request.dense is not None:
-            search = qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR)
-        else:
-            search = qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR)
-        req = qe.QueryRequest(limit=request.limit, query=search, filter=edge_filter(request.filter),
-                              with_payload=True,
-                              with_vector=[DENSE_VECTOR] if request.with_vectors else False)
-        return [to_hit(p, p.score, request.with_vectors) for p in self._do("query", req)]
+        return [to_hit(p, p.score, request.with_vectors) for p in self._do("query", _request(request))]
+
+    def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
+        """`query` for each request, as one planned batch (one call into the shard)."""
+        if not requests:
+            return []
+        if len(requests) == 1:
+            return [self.query(requests[0])]
+        out = self._do("query_batch", qe.QueryBatchRequest([_request(r) for r in requests]))
+        return [[to_hit(p, p.score, r.with_vectors) for p in points] for r, points in zip(requests, out)]
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `dense` to each existing point of `ids`, keyed by the ids as given."""
