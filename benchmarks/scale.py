@@ -14,8 +14,8 @@ size is then measured in its own process (so RSS is that size's alone) on a copy
   MCP client (`mcp.Client(server)`, fresh queries);
 - RSS of that process after the searches (psutil if installed, else /proc), disk per 1k
   memories (vector store vs journal);
-- maintenance: the longest single search while the index is optimized after rewriting a fifth
-  of the points (at most 20,000), in-process and the daemon's way (a copy optimized in a child
+- maintenance: the longest single search while the index is optimized after rewriting half
+  the points (at most 50,000; 5,000 with --quick), in-process and the daemon's way (a copy optimized in a child
   process, then swapped in);
 - the same queries, vectors and filter through qdrant-client local mode (dense + sparse, RRF)
   and rank-bm25 (`pip install 'mnemex[bench]'`), as ratios to mnemex's engine search.
@@ -103,8 +103,8 @@ def measure(size: int, quick: bool) -> dict:
             out["edge_rrf"] = stats(edge_rrf(engine, cached_qs))
             out["mcp"] = stats(mcp_searches(engine, mcp_qs))
             out["rss_mb"] = rss_mb()
-            out["ingest"] = ingest(engine, embedder, size, 256 if quick else 1024)
-            out["stall"] = stall_during_optimize(engine, cached_qs, min(size // 5, 2000 if quick else 20000))
+            out["ingest"] = ingest(engine, embedder, size, 256 if quick else 1024, settings.journal_path)
+            out["stall"] = stall_during_optimize(engine, cached_qs, min(size // 2, 5000 if quick else 50000))
             out["baselines"] = baselines(engine, size, cached_qs[: (10 if quick else 40)])
         finally:
             engine.close()
@@ -156,8 +156,27 @@ def mcp_searches(engine, queries: list[str]) -> list[float]:
     return asyncio.run(run())
 
 
-def ingest(engine, embedder, size: int, n: int) -> dict:
-    """Raw model throughput and engine ingest on the same `n` new texts (not in the store)."""
+def journal_row_bytes(path: Path, after_version_row: int = 0) -> tuple[float, int]:
+    """(mean bytes a memory's create takes in the journal's op and version rows, last version
+    rowid), over the version rows after `after_version_row`."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    try:
+        (last,) = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM versions").fetchone()
+        (per,) = con.execute(
+            "SELECT AVG(LENGTH(v.content) + LENGTH(v.payload) + COALESCE(LENGTH(o.after), 0)) FROM versions v "
+            "LEFT JOIN ops o ON o.memory_id = v.memory_id AND o.op = 'create' WHERE v.rowid > ?",
+            (after_version_row,)).fetchone()
+    finally:
+        con.close()
+    return float(per or 0.0), int(last)
+
+
+def ingest(engine, embedder, size: int, n: int, journal: Path) -> dict:
+    """Raw model throughput and engine ingest on the same `n` new texts (not in the store), and
+    the journal bytes per memory of the built rows and of the rows this run wrote."""
+    built_bytes, last = journal_row_bytes(journal)
     items = data.memories(size + n)[size:]
     texts = [m.content for m in items]
     t0 = time.perf_counter()
@@ -167,7 +186,8 @@ def ingest(engine, embedder, size: int, n: int) -> dict:
     for start in range(0, n, 256):
         engine.memorize_many(items[start:start + 256], gated=False)
     engine_s = time.perf_counter() - t1
-    return {"n": n, "model_docs_s": n / model_s, "engine_docs_s": n / engine_s, "ratio": model_s / engine_s}
+    return {"n": n, "model_docs_s": n / model_s, "engine_docs_s": n / engine_s, "ratio": model_s / engine_s,
+            "journal_row_bytes_built": built_bytes, "journal_row_bytes_now": journal_row_bytes(journal, last)[0]}
 
 
 def rewrite_points(engine, n: int) -> None:
@@ -294,8 +314,8 @@ def report(rows: list[dict], quick: bool) -> str:
              f"generator v{data.GENERATOR_VERSION}{'; --quick' if quick else ''}", ""]
     lines += ["| memories (points) | build docs/s | ingest docs/s (share of model) | search fresh p50/p95 | "
               "search cached p50/p95 | query embed p50 | Edge RRF p50/p95 | MCP p50/p95 | RSS MB | "
-              "store / journal KB per 1k |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "store / journal KB per 1k | journal bytes per memory's rows: as built / written now |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         b, i = r["build"], r["ingest"]
         f = lambda s: f"{r[s]['p50']:.1f} / {r[s]['p95']:.1f}"  # noqa: E731
@@ -304,7 +324,8 @@ def report(rows: list[dict], quick: bool) -> str:
             f"| {r['size']:,} ({b['points']:,}) | {b['docs_per_s']:.0f} | {i['engine_docs_s']:.0f} of "
             f"{i['model_docs_s']:.0f} ({i['ratio']:.0%}) | {f('search_fresh')} | {f('search_cached')} | "
             f"{r['embed_query']['p50']:.1f} | {f('edge_rrf')} | {f('mcp')} | {r['rss_mb']:.0f} | "
-            f"{r['disk']['store'] / 1024 / k:,.0f} / {r['disk']['journal'] / 1024 / k:,.0f} |")
+            f"{r['disk']['store'] / 1024 / k:,.0f} / {r['disk']['journal'] / 1024 / k:,.0f} | "
+            f"{i['journal_row_bytes_built']:,.0f} / {i['journal_row_bytes_now']:,.0f} |")
     lines += ["", "Maintenance: the longest search (cached embedding) while the index is optimized after "
               "rewriting points (ms; optimize run in s; searches completed meanwhile):", "",
               "| memories | points rewritten | in-process: run / longest search (searches) | "
