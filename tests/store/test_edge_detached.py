@@ -137,3 +137,18 @@ def test_copy_sparse_keeps_content_and_holes(tmp_path):
     copy_sparse(str(src), str(dst))
     assert dst.read_bytes() == src.read_bytes()
     assert dst.stat().st_blocks * 512 < 1 << 20
+
+
+def test_the_daemons_optimize_detaches_only_from_a_size_on(engine, settings, monkeypatch):
+    from mnemex.engine import upkeep
+    from mnemex.models import NewMemory
+
+    engine.memorize(NewMemory(content="The billing worker listens on port 8125."))
+    engine.upkeep.optimize(detached=True)  # one memory: in-process, the store path untouched
+    assert not settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
+    monkeypatch.setattr(upkeep, "DETACH_FROM_POINTS", 1)
+    engine.memorize(NewMemory(content="The auth service logs to /var/log/auth.log."))
+    engine.upkeep.optimize(detached=True)
+    assert settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
+    assert [r.memory.content for r in engine.search("which port does the billing worker use", limit=1)] == [
+        "The billing worker listens on port 8125."]
