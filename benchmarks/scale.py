@@ -335,7 +335,8 @@ def report(rows: list[dict], quick: bool) -> str:
         cell = lambda m: (f"{st[m]['optimize_s']:.1f} s / {st[m]['longest_ms']:,.0f} ms "  # noqa: E731
                           f"({st[m]['searches']}, p50 {st[m]['p50_ms']:.0f} ms)")
         lines.append(f"| {r['size']:,} | {st['rewritten']:,} | {cell('inprocess')} | {cell('detached')} |")
-    lines += ["", "Same queries, vectors and project filter (ms; ratio = baseline p50 / mnemex cached-embedding p50):", "",
+    lines += ["", "Same queries, vectors and project filter "
+              "(ms; ratio = baseline p50 / mnemex cached-embedding p50):", "",
               "| memories | mnemex engine p50 | Edge RRF p50 | qdrant-client local RRF p50/p95 (load s) | ratio | "
               "rank-bm25 p50/p95 (load s) | ratio |", "|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:

@@ -51,7 +51,8 @@ TEMPLATES: dict[MemoryKind, list[str]] = {
         "Decided to keep {w} in {tool} instead of {tool2} because {tool2} lost messages under load.",
         "{svc} moves to {tool} for {w} and the old {tool2} setup is retired next sprint."],
     MemoryKind.CONVENTION: [
-        "Always run `make {w}` before pushing changes to {file}.", "Tests for {w} go in tests/test_{w}.py and use fixtures.",
+        "Always run `make {w}` before pushing changes to {file}.",
+        "Tests for {w} go in tests/test_{w}.py and use fixtures.",
         "Never call `{func}` from request handlers; queue a {tool} job instead.",
         "Name {w} migrations with a date prefix and keep them reversible."],
     MemoryKind.CORRECTION: [
@@ -142,7 +143,8 @@ def build(size: int, embedder, *, log=print) -> dict:
         points = export_points(engine, work)
     finally:
         engine.close()
-    figures = {"size": size, "points": points, "generator": GENERATOR_VERSION, "ingest_s": ingest_s, "docs_per_s": size / ingest_s,
+    figures = {"size": size, "points": points, "generator": GENERATOR_VERSION, "ingest_s": ingest_s,
+               "docs_per_s": size / ingest_s,
                "optimize_s": optimize_s, "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     (work / "build.json").write_text(json.dumps(figures, indent=1))
     shutil.rmtree(final, ignore_errors=True)

@@ -234,8 +234,9 @@ class EdgeStore:
     def optimize_detached(self, *, timeout: float = 4 * 3600) -> bool:
         """`optimize`, without holding this process for its run: a copy of the shard is optimized
         in a child process, the writes made meanwhile are replayed onto it, and it is swapped in
-        (reads wait only for loading the copy and the swap, writes also for the flush and the copy). False when another one is running; raises
-        (the store unchanged) when the child fails or the store was closed or compacted meanwhile."""
+        (reads wait only for loading the copy and the swap, writes also for the flush and the
+        copy). False when another one is running; raises (the store unchanged) when the child
+        fails or the store was closed or compacted meanwhile."""
         if not self._detaching.acquire(blocking=False):
             return False
         previous = None
