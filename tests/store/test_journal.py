@@ -3,6 +3,7 @@ WAL mode and concurrent writers."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from datetime import datetime, timedelta, timezone
@@ -347,3 +348,30 @@ def test_one_journal_shared_by_threads_uses_a_connection_each(journal):
         t.join()
     assert len(seen) == 4
     assert [v.version for v in journal.versions("shared")] == list(range(1, 201))
+
+
+def test_long_payloads_are_packed_and_read_back_and_a_purge_still_finds_them(tmp_path):
+    """Whole memories are stored deflated (about a sixth of their JSON), with the ids they
+    carry in plain text so a purge's LIKE still finds a merge op that embeds another memory."""
+    import sqlite3
+
+    from mnemex.store.journal.packing import unpack
+
+    journal = Journal(tmp_path / "j.sqlite3")
+    try:
+        big = {"id": "m1", "content": "uses tabs " * 10, "tags": ["a"] * 30, "metadata": {"k": "v" * 50}}
+        journal.add_version("m1", big["content"], big)
+        journal.record_op("merge", "m2", "agent", None, {"id": "m2", "merged": [big]})
+        journal.record_op("update", "m3", "agent", {"content": "a"}, {"content": "a2"})
+        raw = sqlite3.connect(tmp_path / "j.sqlite3")
+        (payload,) = raw.execute("SELECT payload FROM versions").fetchone()
+        assert isinstance(payload, bytes) and len(payload) < len(json.dumps(big)) / 2
+        assert json.loads(unpack(payload)) == big
+        assert raw.execute("SELECT after FROM ops WHERE memory_id = 'm3'").fetchone() == ('{"content": "a2"}',)
+        raw.close()
+        assert journal.versions("m1")[0].payload == big
+        journal.purge("m1")
+        merge = next(op for op in journal.ops() if op.op == "merge")
+        assert merge.after == {"id": "m2", "merged": [{"id": "m1", "purged": True}]}
+    finally:
+        journal.close()

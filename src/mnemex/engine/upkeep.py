@@ -28,6 +28,11 @@ def all_memories(store: MemoryStore, flt: MemoryFilter, *, page: int = 256) -> I
             return
 
 
+#: Below this many points an in-process optimize is quicker than the detached one's fixed cost
+#: (copy, child process, loading the copy: about a second).
+DETACH_FROM_POINTS = 10_000
+
+
 class Upkeep:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, vocabulary: Vocabulary, writer: WritePath,
                  lock: threading.RLock, optimize_every: int):
@@ -50,8 +55,17 @@ class Upkeep:
         every = self._optimize_every
         return bool(every) and self.writes_since_optimize >= every
 
-    def optimize(self) -> None:
-        """Build the indexes. Holds the store (and Edge holds the GIL): run it when idle."""
+    def optimize(self, *, detached: bool = False) -> None:
+        """Build the indexes. In-process this holds the store (and Edge holds the GIL): run it
+        when idle. `detached` (the daemon's way): a store that can, once it holds DETACH_FROM_POINTS,
+        optimizes a copy in a child process and swaps it in, so calls meanwhile wait only for
+        loading the copy and the swap."""
+        run_detached = getattr(self._store, "optimize_detached", None) if detached else None
+        if run_detached is not None and self._store.count(MemoryFilter()) >= DETACH_FROM_POINTS:
+            writes = self.writes_since_optimize
+            if run_detached():
+                self.writes_since_optimize = max(0, self.writes_since_optimize - writes)
+            return
         with self._lock:
             self._store.optimize()
             self.writes_since_optimize = 0

@@ -29,7 +29,7 @@ from mnemex.server.runfiles import OwnerLock, RunFiles
 log = logging.getLogger("mnemex.daemon")
 
 LOCK_WAIT_SECONDS = 30.0      # a CLI command may hold the store for a few seconds; wait for it
-IDLE_OPTIMIZE_SECONDS = 3.0   # optimize() holds the GIL: only after this long without requests
+IDLE_OPTIMIZE_SECONDS = 3.0   # optimizing (a copy, in a child process) takes CPU: only when idle this long
 TICK_SECONDS = 0.5
 OPTIMIZE_RETRY_SECONDS = 600.0
 INGEST_RETRY_SECONDS = 30.0
@@ -162,7 +162,7 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
             log.info("idle: optimizing the index")
             started = time.monotonic()
             try:
-                await asyncio.to_thread(engine.upkeep.optimize)
+                await asyncio.to_thread(engine.upkeep.optimize, detached=True)
                 log.info("optimized in %.1f s", time.monotonic() - started)
             except Exception:  # keep serving; searches work unoptimized, try again later
                 log.exception("optimize failed; retrying in %.0f s", OPTIMIZE_RETRY_SECONDS)

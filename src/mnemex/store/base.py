@@ -91,6 +91,8 @@ class VectorQuery:
     filter: MemoryFilter = field(default_factory=MemoryFilter)
     limit: int = 10
     with_vectors: bool = False
+    exact: bool = False  # score every point the filter lets through (no index): for a few ids
+    payload: bool = True  # False: hits carry id and score only (an empty payload), for counts and cosines
 
     def __post_init__(self) -> None:
         if (self.dense is None) == (self.sparse is None):
@@ -99,7 +101,7 @@ class VectorQuery:
     @classmethod
     def term(cls, token: int, filter: MemoryFilter, value: float = 1.0) -> "VectorQuery":
         """Does any memory under `filter` hold this one BM25 token? (limit 1)"""
-        return cls(sparse=SparseVec((token,), (value,)), filter=filter, limit=1)
+        return cls(sparse=SparseVec((token,), (value,)), filter=filter, limit=1, payload=False)
 
 
 class MemoryStore(Protocol):
@@ -119,6 +121,10 @@ class MemoryStore(Protocol):
         """Points by id, in the order asked, missing ids skipped."""
 
     def delete(self, ids: Sequence[str]) -> None: ...
+
+    def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
+        """`query` for each request, in one round trip where the backend can."""
+        ...
 
     def query(self, request: VectorQuery) -> list[Hit]:
         """Nearest points first; score is the cosine (dense) or the BM25 score (sparse)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from datetime import datetime
@@ -26,6 +28,7 @@ from mnemex.errors import (
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
 from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
+from mnemex.store.edge_detached import Gate, copy_shard, next_generation, point_to, recover, remove_tree
 from mnemex.store.filters import (
     AnyOf,
     Condition,
@@ -89,6 +92,33 @@ def _index_params(kind: str) -> Any:
     raise ValueError(f"unsupported index type {kind!r}")
 
 
+def _request(request: VectorQuery) -> qe.QueryRequest:
+    if request.dense is not None:
+        search = qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR)
+    else:
+        search = qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR)
+    return qe.QueryRequest(limit=request.limit, query=search, filter=edge_filter(request.filter),
+                           params=qe.SearchParams(exact=True) if request.exact else None, with_payload=request.payload,
+                           with_vector=[DENSE_VECTOR] if request.with_vectors else False)
+
+
+def _replay(old: qe.EdgeShard, fresh: qe.EdgeShard, ids: set[str]) -> None:
+    """Bring `fresh` (a copy of `old` taken earlier) up to date on `ids`, and check that both
+    hold the same number of points: a copy that lost points is never swapped in."""
+    wanted = sorted(ids)
+    for start in range(0, len(wanted), 512):
+        chunk = wanted[start:start + 512]
+        records = old.retrieve(chunk, with_payload=True, with_vector=True)
+        if records:
+            fresh.update(qe.UpdateOperation.upsert_points([qe.Point(r.id, r.vector, r.payload) for r in records]))
+        gone = set(chunk) - {str(r.id) for r in records}
+        if gone:
+            fresh.update(qe.UpdateOperation.delete_points(sorted(gone)))
+    have, want = (int(s.count(qe.CountRequest(exact=True))) for s in (fresh, old))
+    if have != want:
+        raise MnemexError(f"an optimized copy of the store holds {have} points, the store {want}; the copy is dropped")
+
+
 class EdgeStore:
     """A `MemoryStore` on an embedded Qdrant Edge shard at `path` (created if absent).
 
@@ -101,6 +131,13 @@ class EdgeStore:
         self.path = Path(path)
         self.dim = dim
         self._lock = threading.Lock()
+        self._gate = Gate()  # shard calls vs the swap of an optimized copy (`optimize_detached`)
+        self._dirty: set[str] | None = None  # ids written while a copy is optimized
+        self._epoch = 0  # bumped by `compact`: an optimized copy made before it is stale
+        self._detaching = threading.Lock()
+        self._copying = threading.Lock()  # writes wait while the shard is flushed and copied
+        self._child: subprocess.Popen | None = None
+        self.writes = 0  #: writes so far (read caches compare it to know the store changed)
         self._shard: qe.EdgeShard | None = self._open()
         try:
             self._ensure_indexes()
@@ -119,18 +156,18 @@ class EdgeStore:
         cut between its two renames, then the half-built and the parked copies go (the parked
         one still holds the bytes a purge wanted gone; the purge itself is resumed by the engine)."""
         tmp, old = self._compaction_paths()
-        if not self.path.exists() and old.exists():
+        if not self.path.exists() and not self.path.is_symlink() and old.exists():
             os.replace(old, self.path)
         for leftover in (tmp, old):
-            if leftover.exists():
-                shutil.rmtree(leftover)
+            remove_tree(leftover)
+        recover(self.path)
 
     def _open(self) -> qe.EdgeShard:
         self._recover_compaction()
         exists = (self.path / _EDGE_CONFIG_FILE).exists() or (self.path / "segments").exists()
         try:
-            if exists:
-                return qe.EdgeShard.load(str(self.path), _config(self.dim))
+            if exists:  # by its real path: a swap re-points the link while this shard is open
+                return qe.EdgeShard.load(str(self.path.resolve()), _config(self.dim))
             self.path.mkdir(parents=True, exist_ok=True)
             return qe.EdgeShard.create(str(self.path), _config(self.dim))
         except Exception as exc:  # Qdrant Edge raises bare Exception; the message tells the cause
@@ -154,6 +191,19 @@ class EdgeStore:
             if name not in present:
                 shard.update(qe.UpdateOperation.create_field_index(name, _index_params(kind)))
 
+    def _do(self, method: str, *args: Any, dirty: Sequence[str] = (), **kwargs: Any) -> Any:
+        """Call the shard's `method`, not during a swap; `dirty`: the ids a write touches."""
+        if not dirty:
+            with self._gate.use():
+                return getattr(self._live(), method)(*args, **kwargs)
+        with self._copying, self._gate.use():
+            if self._dirty is not None:
+                self._dirty.update(dirty)
+            try:
+                return getattr(self._live(), method)(*args, **kwargs)
+            finally:
+                self.writes += 1
+
     def _live(self) -> qe.EdgeShard:
         shard = self._shard
         if shard is None:
@@ -162,7 +212,10 @@ class EdgeStore:
 
     def close(self) -> None:
         """Flush and release the shard (and its process lock). Calling it again does nothing."""
-        with self._lock:
+        child = self._child
+        if child is not None:
+            child.kill()
+        with self._gate.swap(), self._lock:
             shard, self._shard = self._shard, None
         if shard is not None:
             shard.flush()
@@ -177,6 +230,55 @@ class EdgeStore:
     def optimize(self) -> None:
         """Merge segments and build HNSW indexes; blocks until the optimizers have nothing left to do."""
         self._live().optimize()
+
+    def optimize_detached(self, *, timeout: float = 4 * 3600) -> bool:
+        """`optimize`, without holding this process for its run: a copy of the shard is optimized
+        in a child process, the writes made meanwhile are replayed onto it, and it is swapped in
+        (reads wait only for loading the copy and the swap, writes also for the flush and the
+        copy). False when another one is running; raises (the store unchanged) when the child
+        fails or the store was closed or compacted meanwhile."""
+        if not self._detaching.acquire(blocking=False):
+            return False
+        previous = None
+        try:
+            generation = next_generation(self.path)
+            remove_tree(generation)
+            fresh = None
+            try:
+                with self._copying:  # a consistent copy: flushed, and no write until it is made
+                    self._live().flush()
+                    self._dirty, epoch = set(), self._epoch
+                    copy_shard(self.path.resolve(), generation)
+                self._child = subprocess.Popen(
+                    [sys.executable, "-m", "mnemex.store.edge_detached", str(generation), str(self.dim)],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                _, err = self._child.communicate(timeout=timeout)
+                if epoch != self._epoch or self._shard is None:
+                    raise MnemexError(f"store at {self.path} was closed or compacted while a copy was "
+                                      "optimized; the copy is dropped")
+                if self._child.returncode:
+                    tail = err.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {self._child.returncode}"]
+                    raise MnemexError(f"optimizing a copy of the store at {self.path} failed: {tail[0]}")
+                fresh = qe.EdgeShard.load(str(generation), _config(self.dim))
+                with self._gate.swap():
+                    if self._shard is None or epoch != self._epoch:
+                        raise MnemexError(f"store at {self.path} was closed or compacted while a copy was "
+                                          "optimized; the copy is dropped")
+                    _replay(self._shard, fresh, self._dirty or set())
+                    old, self._shard = self._shard, fresh
+                    fresh = None
+                    previous = point_to(self.path, generation)
+                old.close()  # nothing uses it any more (the gate saw to that)
+            finally:
+                self._dirty, self._child = None, None
+                if fresh is not None:
+                    fresh.close()
+                if previous is None:
+                    remove_tree(generation)
+            remove_tree(previous)
+            return True
+        finally:
+            self._detaching.release()
 
     def compact(self) -> None:
         """Rewrite the shard from its live points into a fresh directory and swap it in.
@@ -201,14 +303,16 @@ class EdgeStore:
         identity = self.path / IDENTITY_FILE
         if identity.exists():
             shutil.copy2(identity, tmp / IDENTITY_FILE)
-        with self._lock:
-            shard, self._shard = self._shard, None
-        if shard is not None:
-            shard.close()
-        os.replace(self.path, old)
-        os.replace(tmp, self.path)
-        shutil.rmtree(old)
-        self._shard = self._open()
+        with self._gate.swap():
+            with self._lock:
+                shard, self._shard = self._shard, None
+                self._epoch += 1
+            if shard is not None:
+                shard.close()
+            os.replace(self.path, old)
+            os.replace(tmp, self.path)
+            remove_tree(old)
+            self._shard = self._open()
 
     def _all_points(self) -> list[qe.Point]:
         shard = self._live()
@@ -233,7 +337,7 @@ class EdgeStore:
                      memory_to_payload(p.memory))
             for p in points
         ]
-        self._live().update(qe.UpdateOperation.upsert_points(ops))
+        self._do("update", qe.UpdateOperation.upsert_points(ops), dirty=[canonical_id(p.memory.id) for p in points])
 
     def save(self, memory: Memory) -> None:
         """Replace the stored memory of an existing point (vectors unchanged); NotFoundError if absent."""
@@ -247,7 +351,7 @@ class EdgeStore:
         """Merge `payload` into the point's payload; NotFoundError if the point does not exist."""
         pid = canonical_id(point_id)
         try:
-            self._live().update(qe.UpdateOperation.set_payload([pid], dict(payload)))
+            self._do("update", qe.UpdateOperation.set_payload([pid], dict(payload)), dirty=[pid])
         except Exception as exc:
             if "No point with id" in str(exc):
                 raise NotFoundError(point_id) from exc
@@ -256,7 +360,8 @@ class EdgeStore:
     def delete(self, ids: Sequence[str]) -> None:
         """Delete the points; ids that do not exist are ignored."""
         if ids:
-            self._live().update(qe.UpdateOperation.delete_points(list(canonical_ids(ids))))
+            gone = list(canonical_ids(ids))
+            self._do("update", qe.UpdateOperation.delete_points(gone), dirty=gone)
 
     # -- reads -----------------------------------------------------------------------
 
@@ -264,20 +369,22 @@ class EdgeStore:
         if not ids:
             return []
         wanted = canonical_ids(ids)
-        records = self._live().retrieve(list(dict.fromkeys(wanted)), with_payload=True,
-                                        with_vector=[DENSE_VECTOR] if with_vectors else False)
+        records = self._do("retrieve", list(dict.fromkeys(wanted)), with_payload=True,
+                           with_vector=[DENSE_VECTOR] if with_vectors else False)
         return in_asked_order((to_hit(r, 1.0, with_vectors) for r in records), wanted)
 
     def query(self, request: VectorQuery) -> list[Hit]:
         """Nearest points to the one vector of `request`, best first, with raw scores."""
-        if request.dense is not None:
-            search = qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR)
-        else:
-            search = qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR)
-        req = qe.QueryRequest(limit=request.limit, query=search, filter=edge_filter(request.filter),
-                              with_payload=True,
-                              with_vector=[DENSE_VECTOR] if request.with_vectors else False)
-        return [to_hit(p, p.score, request.with_vectors) for p in self._live().query(req)]
+        return [to_hit(p, p.score, request.with_vectors) for p in self._do("query", _request(request))]
+
+    def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
+        """`query` for each request, as one planned batch (one call into the shard)."""
+        if not requests:
+            return []
+        if len(requests) == 1:
+            return [self.query(requests[0])]
+        out = self._do("query_batch", qe.QueryBatchRequest([_request(r) for r in requests]))
+        return [[to_hit(p, p.score, r.with_vectors) for p in points] for r, points in zip(requests, out)]
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `dense` to each existing point of `ids`, keyed by the ids as given."""
@@ -291,12 +398,12 @@ class EdgeStore:
             params=qe.SearchParams(exact=True),
             with_payload=False, with_vector=False,
         )
-        return {asked[str(p.id)]: float(p.score) for p in self._live().query(req)}
+        return {asked[str(p.id)]: float(p.score) for p in self._do("query", req)}
 
     def scroll(self, filter: MemoryFilter, *, limit: int = 256, offset: str | None = None,
                with_vectors: bool = False) -> tuple[list[Hit], str | None]:
         """Points in id order from `offset` on; pass the returned offset to get the next page."""
-        records, next_offset = self._live().scroll(qe.ScrollRequest(
+        records, next_offset = self._do("scroll", qe.ScrollRequest(
             offset=canonical_id(offset) if offset is not None else None,
             limit=limit, filter=edge_filter(filter), with_payload=True,
             with_vector=[DENSE_VECTOR] if with_vectors else False,
@@ -308,14 +415,14 @@ class EdgeStore:
                 limit: int = 20) -> list[Hit]:
         """Up to `limit` points matching `filter`, sorted by the memory field `by`."""
         direction = qe.Direction.Desc if descending else qe.Direction.Asc
-        records, _ = self._live().scroll(qe.ScrollRequest(
+        records, _ = self._do("scroll", qe.ScrollRequest(
             limit=limit, filter=edge_filter(filter), with_payload=True, with_vector=False,
             order_by=qe.OrderBy(order_field(by), direction=direction),
         ))
         return [to_hit(r, 1.0, False) for r in records]
 
     def count(self, filter: MemoryFilter) -> int:
-        return int(self._live().count(qe.CountRequest(exact=True, filter=edge_filter(filter))))
+        return int(self._do("count", qe.CountRequest(exact=True, filter=edge_filter(filter))))
 
     # -- identity --------------------------------------------------------------------
 

@@ -211,9 +211,14 @@ class RemoteStore:
         with self._lock:
             points = self._client.query_points(
                 self.collection, query=vector, using=using, query_filter=remote_filter(request.filter),
-                limit=request.limit, with_payload=True,
+                search_params=models.SearchParams(exact=True) if request.exact and not self._local else None,
+                limit=request.limit, with_payload=request.payload,
                 with_vectors=[DENSE_VECTOR] if request.with_vectors else False).points
         return [to_hit(p, p.score, request.with_vectors) for p in points]
+
+    def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
+        """`query` for each request (one at a time)."""
+        return [self.query(r) for r in requests]
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `dense` to each existing point of `ids`, keyed by the ids as given."""

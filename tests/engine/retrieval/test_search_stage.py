@@ -30,3 +30,28 @@ def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matc
     # prose compounds and numbers are not code: the rule still applies to them
     for prose in ("a follow-up on the long-term plan", "e.g. the retry policy", "it took 1.5 hours", "v1.2.3"):
         assert not terms_of(prose).names_code, prose
+
+
+def test_term_presence_is_remembered_until_the_store_is_written_to(tmp_path):
+    """The vocabulary rule asks, per query word, whether any memory holds it: the answer is
+    kept while the store reports no write, and asked again after one (real Edge store)."""
+    from mnemex.engine.retrieval.stages.context import TermCache
+    from mnemex.models import MemoryFilter
+    from mnemex.store import EdgeStore
+    from tests.store.test_store import axis, point, sparse
+
+    store = EdgeStore(tmp_path / "shard", dim=8)
+    asked = []
+    real_query = store.query
+    store.query = lambda request: asked.append(request) or real_query(request)  # count the probes
+    try:
+        cache, flt = TermCache(), MemoryFilter()
+        scope = flt.model_dump_json()
+        assert not cache.held(store, 7, flt, scope) and not cache.held(store, 7, flt, scope)
+        assert len(asked) == 1  # the second answer came from the cache
+        store.upsert([point(1, axis(1.0), sparse(t7=1.0))])
+        assert cache.held(store, 7, flt, scope) and len(asked) == 2  # a write: asked again
+        other = MemoryFilter(project="/other")
+        assert not cache.held(store, 7, other, other.model_dump_json()) and len(asked) == 3  # another question
+    finally:
+        store.close()

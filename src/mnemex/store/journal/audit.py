@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from mnemex.store.journal.database import Database, _dumps, _loads
+from mnemex.store.journal.database import Database, _dumps, _loads, _packed
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class AuditLog(Database):
         ts, epoch = self._now()
         cur = con.execute(
             "INSERT INTO ops (ts, ts_epoch, op, memory_id, actor, before, after, detail) VALUES (?,?,?,?,?,?,?,?)",
-            (ts, epoch, op, memory_id, actor, _dumps(before), _dumps(after), _dumps(detail)))
+            (ts, epoch, op, memory_id, actor, _packed(before), _packed(after), _dumps(detail)))
         return int(cur.lastrowid)
 
     def count_ops(self, names: Sequence[str]) -> dict[str, int]:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 
 from mnemex.errors import InvalidInputError, StorageFullError
 from mnemex.models import utcnow
+from mnemex.store.journal.packing import pack, unpack
 
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
@@ -95,8 +96,13 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def _loads(value: str | None) -> Any:
-    return None if value is None else json.loads(value)
+def _packed(value: Any) -> str | bytes | None:
+    """A memory payload as the journal stores it (`packing.py`: long ones deflated)."""
+    return pack(_dumps(value), value)
+
+
+def _loads(value: str | bytes | None) -> Any:
+    return None if value is None else json.loads(unpack(value))
 
 
 class Database:

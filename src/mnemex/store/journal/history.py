@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from mnemex.store.journal.database import Database, _dumps, _loads
+from mnemex.store.journal.database import Database, _loads, _packed
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class VersionHistory(Database):
             (last,) = con.execute("SELECT COALESCE(MAX(version), 0) FROM versions WHERE memory_id = ?",
                                   (memory_id,)).fetchone()
             con.execute("INSERT INTO versions (memory_id, version, ts, content, payload, reason) VALUES (?,?,?,?,?,?)",
-                        (memory_id, last + 1, ts, content, _dumps(payload), reason))
+                        (memory_id, last + 1, ts, content, _packed(payload), reason))
             return last + 1
 
     def versions(self, memory_id: str) -> list[VersionRecord]:

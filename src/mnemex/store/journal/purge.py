@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any, Sequence
 
 from mnemex.store.journal.audit import AuditLog
-from mnemex.store.journal.database import TOMBSTONE, _dumps, _loads
+from mnemex.store.journal.database import TOMBSTONE, _dumps, _loads, _packed
 
 
 class Purges(AuditLog):
@@ -46,15 +46,18 @@ class Purges(AuditLog):
             own = con.execute("UPDATE ops SET before = NULL, after = CASE WHEN after IS NULL THEN NULL ELSE ? END, "
                               "detail = NULL, purged = 1 WHERE memory_id = ?", (tomb, memory_id)).rowcount
             # Other rows that carry it: reads that returned it, ops of other memories (a merge,
-            # a supersede) whose payloads embed it. LIKE finds candidates, _scrub is exact.
+            # a supersede) whose payloads embed it. LIKE finds candidates (a packed payload lists
+            # the ids it carries in plain text before its deflated bytes), _scrub is exact.
             pattern = f"%{memory_id}%"
             others = con.execute(
                 "SELECT id, before, after, detail FROM ops WHERE (memory_id IS NULL OR memory_id != ?) AND "
-                "(id IN (SELECT op_id FROM op_memories WHERE memory_id = ?) OR before LIKE ? OR after LIKE ? "
+                "(id IN (SELECT op_id FROM op_memories WHERE memory_id = ?) OR CAST(before AS TEXT) LIKE ? "
+                "OR CAST(after AS TEXT) LIKE ? "
                 "OR detail LIKE ?)", (memory_id, memory_id, pattern, pattern, pattern)).fetchall()
-            for op_id, *fields in others:
+            for op_id, before, after, detail in others:
                 con.execute("UPDATE ops SET before = ?, after = ?, detail = ? WHERE id = ?",
-                            (*(_dumps(_scrub(_loads(f), memory_id)) for f in fields), op_id))
+                            (_packed(_scrub(_loads(before), memory_id)), _packed(_scrub(_loads(after), memory_id)),
+                             _dumps(_scrub(_loads(detail), memory_id)), op_id))
             queries = self._scrub_queries(con, memory_id, texts)
             con.execute("DELETE FROM entity_index WHERE memory_id = ?", (memory_id,))
             con.execute("UPDATE relations SET detail = NULL WHERE src = ? OR dst = ?", (memory_id, memory_id))

@@ -45,7 +45,7 @@ def rare_terms(ctx: ReadContext, terms: Iterable[ExactTerm], flt: MemoryFilter,
         df = cfg.exact_max_df + 1
         for token in tokens:
             df = min(df, len(ctx.store.query(VectorQuery(sparse=SparseVec((token,), (1.0,)), filter=flt,
-                                                         limit=cfg.exact_max_df + 1))))
+                                                         limit=cfg.exact_max_df + 1, payload=False))))
             if df == 0:
                 break
         if 1 <= df <= cfg.exact_max_df:

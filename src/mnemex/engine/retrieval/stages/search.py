@@ -57,8 +57,12 @@ def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilt
         svec = None
     cands: Candidates = {}
     lexical = expanded(ctx, terms, svec, cfg) if svec is not None else None
-    dense_hits = ctx.store.query(VectorQuery(dense=qvec, filter=flt, limit=pool)) if qvec is not None else []
-    sparse_hits = ctx.store.query(VectorQuery(sparse=lexical, filter=flt, limit=pool)) if lexical is not None else []
+    searches = [VectorQuery(dense=qvec, filter=flt, limit=pool)] if qvec is not None else []
+    if lexical is not None:
+        searches.append(VectorQuery(sparse=lexical, filter=flt, limit=pool))
+    found = ctx.store.query_many(searches)  # one round trip for both
+    dense_hits = found[0] if qvec is not None else []
+    sparse_hits = found[-1] if lexical is not None else []
     for h in dense_hits:
         cands[h.id] = Candidate(hit=h, cosine=h.score, why=["dense"])
     for h in sparse_hits:
@@ -115,8 +119,9 @@ def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilt
     "Would she pursue writing as a career option?" — when "pursue" and "option" are nowhere in
     memory, BM25 can only match the rest of the question, which is not what it asks; the
     embedding, which knows "career" is near "jobs", should lead. One tiny BM25 lookup per
-    query word, under the same filter; queries of one word are left alone. With
-    `vocabulary_idf` each word counts by its rarity (`idf_share`), else each counts once.
+    query word, under the same filter, remembered until the store changes (`ctx.terms`);
+    queries of one word are left alone. With `vocabulary_idf` each word counts by its rarity
+    (`idf_share`), else each counts once.
     """
     if cfg.vocabulary_floor <= 0 or svec is None or len(svec.indices) < 2:
         return False
@@ -124,8 +129,9 @@ def vocabulary_missing(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilt
         return idf_share(ctx, svec, flt) < cfg.vocabulary_floor
     total = len(svec.indices)
     present = missing = 0
-    for index, value in zip(svec.indices, svec.values):
-        if ctx.store.query(VectorQuery.term(index, flt, value)):
+    scope = flt.model_dump_json()
+    for index in svec.indices:
+        if ctx.terms.held(ctx.store, index, flt, scope):
             present += 1
         else:
             missing += 1
@@ -142,7 +148,8 @@ def rare_word_held(ctx: ReadContext, svec: SparseVec | None, flt: MemoryFilter, 
     if max_df <= 0 or svec is None:
         return False
     for index in svec.indices:
-        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=max_df + 1)))
+        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=max_df + 1,
+                                             payload=False)))
         if 1 <= df <= max_df:
             return True
     return False
@@ -161,7 +168,8 @@ def idf_share(ctx: ReadContext, svec: SparseVec, flt: MemoryFilter) -> float:
     n = max(ctx.store.count(flt), 1)
     matched = total = 0.0
     for index in svec.indices:
-        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=DF_CAP)))
+        df = len(ctx.store.query(VectorQuery(sparse=SparseVec((index,), (1.0,)), filter=flt, limit=DF_CAP,
+                                             payload=False)))
         idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
         total += idf
         if df:

@@ -1,0 +1,145 @@
+"""Optimizing a Qdrant Edge shard without stalling its process: the parts `EdgeStore` uses.
+
+Qdrant Edge's `optimize()` holds the GIL for its whole run (45 s at 100k memories), so every
+thread of the serving process waits. `EdgeStore.optimize_detached` therefore optimizes a copy
+of the shard in a child process (`python -m mnemex.store.edge_detached <dir> <dim>`), replays
+the writes made meanwhile onto it, and swaps it in: the serving process only waits for the
+replay and the swap.
+
+The shard then lives in a generation directory `<name>.gen-<n>` beside the store path, which
+becomes a symlink to it, so the swap is a symlink replacement and needs no reload. After a
+crash, `recover` keeps whatever the link (or the directory) names and removes the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+GENERATION = ".gen-"
+
+
+class Gate:
+    """Shard calls run together; a swap waits for them to finish and holds new ones back."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._users = 0
+        self._swapping = False
+        self._owner: int | None = None
+
+    @contextmanager
+    def use(self) -> Iterator[None]:
+        with self._cond:
+            if self._owner != threading.get_ident():  # the swapping thread passes through
+                while self._swapping:
+                    self._cond.wait()
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._users -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def swap(self) -> Iterator[None]:
+        with self._cond:
+            while self._swapping:
+                self._cond.wait()
+            self._swapping, self._owner = True, threading.get_ident()
+            while self._users:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._swapping, self._owner = False, None
+                self._cond.notify_all()
+
+
+def copy_sparse(src: str, dst: str) -> None:
+    """Copy a file keeping its holes: Qdrant preallocates WAL and storage files, and a plain
+    copy would write their unused megabytes out as zeros."""
+    block = 1 << 16
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        while chunk := fin.read(block):
+            if chunk.count(0) == len(chunk):
+                fout.seek(len(chunk), os.SEEK_CUR)
+            else:
+                fout.write(chunk)
+        fout.truncate()
+    shutil.copystat(src, dst)
+
+
+def copy_shard(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, copy_function=copy_sparse)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a shard directory, or a link to one together with the directory it names."""
+    if path.is_symlink():
+        target = path.parent / os.readlink(path)
+        path.unlink()
+        shutil.rmtree(target, ignore_errors=True)
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def next_generation(path: Path) -> Path:
+    """A fresh generation directory for the shard at `path` (a directory or a link to one)."""
+    current = os.readlink(path) if path.is_symlink() else ""
+    n = int(current.rsplit(GENERATION, 1)[1]) + 1 if GENERATION in current else 1
+    return path.with_name(f"{path.name}{GENERATION}{n}")
+
+
+def point_to(path: Path, generation: Path) -> Path | None:
+    """Make `path` a link to `generation` (atomically when it is a link already); returns what
+    it replaced that must now be removed: the previous generation, or the parked directory."""
+    tmp = path.with_name(path.name + ".link")
+    if tmp.is_symlink():
+        tmp.unlink()
+    os.symlink(generation.name, tmp)
+    if path.is_symlink():
+        previous = path.parent / os.readlink(path)
+        os.replace(tmp, path)
+        return previous
+    parked = path.with_name(path.name + ".old")  # a crash between these renames: `recover` undoes it
+    os.replace(path, parked)
+    os.replace(tmp, path)
+    return parked
+
+
+def recover(path: Path) -> None:
+    """Remove the generations the store path does not name (an optimize cut short, or an old one)."""
+    keep = (path.parent / os.readlink(path)).name if path.is_symlink() else None
+    for leftover in path.parent.glob(path.name + GENERATION + "*"):
+        if leftover.name != keep:
+            shutil.rmtree(leftover, ignore_errors=True)
+    link = path.with_name(path.name + ".link")
+    if link.is_symlink():
+        link.unlink()
+
+
+def main(argv: list[str]) -> int:
+    """Child process: optimize the shard copy at argv[0] (vectors of dim argv[1]) and exit."""
+    from mnemex.store.edge import _config
+
+    import qdrant_edge as qe
+
+    shard = qe.EdgeShard.load(argv[0], _config(int(argv[1])))
+    try:
+        shard.optimize()
+        shard.flush()
+    finally:
+        shard.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

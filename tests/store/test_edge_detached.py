@@ -1,0 +1,154 @@
+"""EdgeStore.optimize_detached: a copy optimized in a child process, the writes made meanwhile
+replayed onto it, then swapped in under a link; and what opening does after a crash midway."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime, timezone
+
+import pytest
+
+from mnemex.errors import MnemexError
+from mnemex.models import MemoryFilter, ValidityMode
+from mnemex.store import EdgeStore, VectorQuery
+from mnemex.store import edge as edge_module
+from mnemex.store.edge_detached import copy_sparse
+from tests.store.test_store import axis, ids_of, pid, point, sparse
+
+EVERY = MemoryFilter(validity=ValidityMode.TIMELINE)
+
+
+def filled(path) -> EdgeStore:
+    store = EdgeStore(path, dim=8)
+    store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0), content=f"memory {n}") for n in range(1, 6)])
+    store.write_identity({"model": "m", "dim": 8})
+    return store
+
+
+def writes_after_copy(monkeypatch, action) -> None:
+    """Run `action` as the child starts: it optimizes a copy made without the action's effect."""
+    real = edge_module.subprocess.Popen
+
+    def write_then_start(*args, **kwargs):
+        action()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(edge_module.subprocess, "Popen", write_then_start)
+
+
+def test_writes_made_while_the_copy_is_optimized_are_kept(tmp_path, monkeypatch):
+    path = tmp_path / "shard"
+    store = filled(path)
+    try:
+        def meanwhile():
+            store.upsert([point(9, axis(0.0, 1.0), sparse(t9=1.0), content="written meanwhile")])
+            store.mark_accessed(pid(2), 7, datetime.now(timezone.utc))
+            store.delete([pid(3)])
+
+        writes_after_copy(monkeypatch, meanwhile)
+        assert store.optimize_detached() is True
+        assert path.is_symlink() and os.readlink(path) == "shard.gen-1"
+        assert store.count(EVERY) == 5
+        assert ids_of(store.query(VectorQuery(sparse=sparse(t9=1.0), filter=EVERY))) == [pid(9)]
+        assert store.retrieve([pid(3)]) == []
+        assert store.retrieve([pid(2)])[0].memory.access_count == 7
+        assert store.read_identity() == {"model": "m", "dim": 8}
+        monkeypatch.undo()
+        assert store.optimize_detached() is True  # the next one replaces the link, removes gen-1
+        assert os.readlink(path) == "shard.gen-2" and not (tmp_path / "shard.gen-1").exists()
+    finally:
+        store.close()
+    with EdgeStore(path, dim=8) as reopened:
+        assert reopened.count(EVERY) == 5
+        assert reopened.retrieve([pid(9)])[0].content == "written meanwhile"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard", "shard.gen-2"]
+
+
+def test_a_failed_child_leaves_the_store_as_it_was(tmp_path, monkeypatch):
+    store = filled(tmp_path / "shard")
+    try:
+        monkeypatch.setattr(sys, "executable", "/bin/false")
+        with pytest.raises(MnemexError, match="optimizing a copy"):
+            store.optimize_detached()
+        assert not (tmp_path / "shard").is_symlink() and store.count(EVERY) == 5
+        store.upsert([point(7, axis(1.0), sparse(t7=1.0))])  # no longer tracked, still written
+        assert store.count(EVERY) == 6
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
+
+
+def test_a_compaction_meanwhile_drops_the_copy(tmp_path, monkeypatch):
+    """A purge compacts the shard to remove deleted bytes: a copy taken before must not come back."""
+    store = filled(tmp_path / "shard")
+    try:
+        def purge():
+            store.delete([pid(4)])
+            store.compact()
+
+        writes_after_copy(monkeypatch, purge)
+        with pytest.raises(MnemexError, match="compacted"):
+            store.optimize_detached()
+        assert store.count(EVERY) == 4 and store.retrieve([pid(4)]) == []
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
+
+
+def test_opening_cleans_up_after_a_crash_midway(tmp_path):
+    path = tmp_path / "shard"
+    store = filled(path)
+    store.optimize_detached()
+    store.close()
+    (tmp_path / "shard.gen-2").mkdir()            # a copy being optimized when the process died
+    (tmp_path / "shard.gen-2" / "half").write_text("x")
+    with EdgeStore(path, dim=8) as s:
+        assert s.count(EVERY) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard", "shard.gen-1"]
+    # died between parking the directory and linking the new generation: the parked one comes back
+    os.unlink(path)
+    os.rename(tmp_path / "shard.gen-1", tmp_path / "shard.old")
+    (tmp_path / "shard.gen-2").mkdir()
+    with EdgeStore(path, dim=8) as s:
+        assert s.count(EVERY) == 5 and s.read_identity() == {"model": "m", "dim": 8}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
+
+
+def test_compacting_a_linked_store_removes_the_old_generation(tmp_path):
+    path = tmp_path / "shard"
+    store = filled(path)
+    try:
+        store.optimize_detached()
+        store.delete([pid(5)])
+        store.compact()
+        assert store.count(EVERY) == 4 and not path.is_symlink()
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
+
+
+def test_copy_sparse_keeps_content_and_holes(tmp_path):
+    src, dst = tmp_path / "a", tmp_path / "b"
+    with open(src, "wb") as f:
+        f.write(b"head")
+        f.seek(8 << 20)
+        f.write(b"tail")
+    copy_sparse(str(src), str(dst))
+    assert dst.read_bytes() == src.read_bytes()
+    assert dst.stat().st_blocks * 512 < 1 << 20
+
+
+def test_the_daemons_optimize_detaches_only_from_a_size_on(engine, settings, monkeypatch):
+    from mnemex.engine import upkeep
+    from mnemex.models import NewMemory
+
+    engine.memorize(NewMemory(content="The billing worker listens on port 8125."))
+    engine.upkeep.optimize(detached=True)  # one memory: in-process, the store path untouched
+    assert not settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
+    monkeypatch.setattr(upkeep, "DETACH_FROM_POINTS", 1)
+    engine.memorize(NewMemory(content="The auth service logs to /var/log/auth.log."))
+    engine.upkeep.optimize(detached=True)
+    assert settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
+    assert [r.memory.content for r in engine.search("which port does the billing worker use", limit=1)] == [
+        "The billing worker listens on port 8125."]
