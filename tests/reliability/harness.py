@@ -4,11 +4,13 @@ subprocess, tool calls through it, kills, and a byte-level search of the whole d
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from mnemex.config import Settings
 from mnemex.server import daemon_client
@@ -96,7 +98,25 @@ def files_holding(root: Path, needles: Iterable[str | bytes]) -> list[tuple[str,
             data = path.read_bytes()
         except OSError:
             continue
+        data += b"".join(_packed_values(data))  # the journal deflates memory JSON: look inside too
         for raw, needle in wanted:
             if raw in data:
                 hits.append((str(path.relative_to(root)), str(needle)))
     return hits
+
+
+#: A packed journal value (`store/journal/packing.py`): the version byte, the ids it carries, a newline.
+_PACKED = re.compile(rb"\x01[0-9a-fA-F,-]{0,4000}\n")
+
+
+def _packed_values(data: bytes) -> Iterator[bytes]:
+    """The inflated text of every packed journal value in `data`, wherever it lies (a live row, a
+    freed page, the WAL): a leak must not hide behind compression."""
+    from mnemex.store.journal.packing import DICTIONARY
+
+    for m in _PACKED.finditer(data):
+        inflate = zlib.decompressobj(-15, zdict=DICTIONARY)
+        try:
+            yield inflate.decompress(data[m.end():m.end() + 1_000_000])
+        except zlib.error:
+            continue

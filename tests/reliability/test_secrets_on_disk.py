@@ -4,6 +4,8 @@ the daemon still runs and after it stops. Through a real daemon and real tool ca
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mnemex.errors import DaemonError
@@ -74,6 +76,18 @@ def test_secrets_in_every_field_and_purged_content_never_reach_the_disk(tmp_path
     finally:
         store.stop()
     assert files_holding(store.data_dir, needles) == [], "after the daemon stopped"
+
+
+def test_the_search_of_the_disk_sees_inside_packed_journal_values(tmp_path) -> None:
+    """The journal deflates memory JSON (`store/journal/packing.py`): a secret inside a packed value,
+    in a live row or a freed page amid other bytes, is still found."""
+    from mnemex.store.journal.packing import pack
+
+    memory = {"id": "0b3c7e0e-1f9b-4c55-9d51-6a3f1f7f2b10", "content": f"deploy password {UPDATE_SECRET} " + "x" * 300}
+    packed = pack(json.dumps(memory), memory)
+    assert isinstance(packed, bytes) and UPDATE_SECRET.encode() not in packed
+    (tmp_path / "journal.db").write_bytes(b"\x00" * 100 + packed + b"\x07" * 50)
+    assert files_holding(tmp_path, [UPDATE_SECRET]) == [("journal.db", UPDATE_SECRET)]
 
 
 def test_ids_in_any_spelling_reach_the_same_memory_in_every_tool(tmp_path) -> None:
