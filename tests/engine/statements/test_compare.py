@@ -266,7 +266,7 @@ def test_a_change_that_names_what_the_older_one_holds_still_replaces_it(old, new
 
 def test_two_like_statements_that_trade_words_are_neither_restated_nor_merged():
     """Bulk rows ('Aiko owns the metrics-cron service's database' / '... the search-sdk service's dashboards')
-    were reinforced into each other: 2,162 of 10,000 distinct imported facts were lost from the current view."""
+    were reinforced into each other in a bulk import (`benchmarks/importing.py --gate`)."""
     from mnemex.engine.statements import swaps_words
 
     a = read("Aiko is the on-call owner of the metrics-cron service's database.")

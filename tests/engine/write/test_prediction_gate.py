@@ -232,8 +232,8 @@ def test_of_several_replaceable_memories_a_url_swapped_for_a_url_is_the_likelier
      "The profile-api service uses GitHub Actions rather than Jenkins because the old one leaked connections under load."),
 ])
 def test_like_rows_about_different_things_both_stay_current(engine, first, second):
-    """From a bulk import of 10,000 distinct rows (`benchmarks/importing.py`), of which 2,162 were reinforced
-    into, merged into or superseded by a like row about something else: each pair is two facts."""
+    """From a bulk import of templated rows (`benchmarks/importing.py`), where the gate reinforced, merged or
+    superseded like rows about something else into each other: each pair is two facts."""
     a, b = remember(engine, first), remember(engine, second)
     assert (a.action, b.action) == (WriteAction.CREATED, WriteAction.CREATED), b.reason
     assert engine.store.count(MemoryFilter()) == 2
