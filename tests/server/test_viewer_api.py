@@ -215,3 +215,24 @@ def test_viewer_requests_count_as_daemon_activity():
     activity.last -= 1000  # idle for a while
     asyncio.run(activity.wrap(viewer_app)({"type": "http"}, None, None))
     assert seen == [1] and activity.in_flight == 0 and activity.idle_for() < 5
+
+
+def test_skipped_writes_and_dream_cycles_show_in_the_stats(client, engine, seeded):
+    """A statement the gate skips leaves a `skip` op on the memory that holds it (no text of its own),
+    so the write-path chart counts every outcome; each dream cycle's report is listed."""
+    from mnemex.engine.write.prediction_gate import GateDecision
+    from mnemex.models import WriteAction
+
+    held = engine.get(seeded["port"])
+    new = held.model_copy(update={"id": "00000000-0000-4000-8000-0000000000aa",
+                                  "content": "payments API: port 8443 on staging"})
+    out = engine.writer._apply(new, [0.0], new.content,
+                               GateDecision(WriteAction.SKIPPED, held, 0.72, "borderline duplicate"), [])
+    assert out.action == WriteAction.SKIPPED and engine.get(seeded["port"]).content == held.content
+    history = client.get(f"/viewer/api/memory/{seeded['port']}/history").json()
+    assert history["audit"][0]["op"] == "skip" and "port 8443 on staging" not in str(history["audit"][0])
+    engine.dream()
+    s = client.get("/viewer/api/stats").json()
+    assert sum(row.get("skip", 0) for row in s["write_ops"]) == 1
+    assert len(s["dreams"]) == 1 and {"rehearsed", "themes", "forgotten", "elapsed_seconds"} <= set(s["dreams"][0])
+    assert s["lifecycle"]["dormant"] >= 1 and s["lifecycle"]["average_retention"] is not None

@@ -16,12 +16,18 @@ class WriteLog(Protocol):
     def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
         """A relation between two memories was recorded."""
 
+    def skipped(self, held_by: Memory, by: Provenance, *, reason: str) -> None:
+        """A statement was not stored: `held_by` already says it (its text is not kept)."""
+
 
 class NoLog:
     def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance, *, reason: str = "") -> None:
         pass
 
     def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
+        pass
+
+    def skipped(self, held_by: Memory, by: Provenance, *, reason: str) -> None:
         pass
 
 
@@ -42,6 +48,12 @@ class JournalLog:
             self.journal.add_version(after.id, after.content, after_data, op)
         if before is None or before.entities != after.entities:
             self.journal.index_entities(after.id, after.entities)
+
+    def skipped(self, held_by: Memory, by: Provenance, *, reason: str) -> None:
+        """A `skip` op on the memory that holds it, with who asked and why: what the write path did
+        is counted in full (the viewer's chart, `memory_history`), though nothing changed."""
+        detail = {**(who(by, held_by.project) or {}), "reason": reason}
+        self.journal.record_op("skip", held_by.id, by.source, None, None, detail)
 
     def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
         self.journal.add_relation(src, dst, relation, weight)

@@ -242,6 +242,8 @@ class WritePath:
         now = self._clock()
         target, by = d.target, memory.provenance
         if d.action == WriteAction.SKIPPED:
+            if target is not None:
+                self._log.skipped(target, by, reason=d.reason)
             return WriteOutcome(action=d.action, affected_ids=(target.id,) if target else (), reason=d.reason)
         if d.action == WriteAction.REINFORCED and target is not None:
             after = target.model_copy(update={  # met again: as a recall, it strengthens (seed 001)

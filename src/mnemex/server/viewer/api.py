@@ -232,7 +232,14 @@ class ViewerApi:
         captured = {c["day"]: {"ok": c["events"] - c["failures"], "failed": c["failures"]} for c in capture}
         return {"project": project, "days": STATS_DAYS, "totals": dict(totals), "by_kind": series(by_kind),
                 "by_tier": series(by_tier), "write_ops": series(ops), "capture": series(captured),
-                "note": "skipped writes are not journaled: the write-op chart shows what changed the store"}
+                "dreams": self._dreams(since), "lifecycle": self.engine.lifecycle_stats(),
+                "note": "write ops include `skip` (a statement not stored: another memory already says it)"}
+
+    def _dreams(self, since: datetime) -> list[dict[str, Any]]:
+        """What each dream cycle in the window did (its audit row's report), newest first."""
+        if self.engine.journal is None:
+            return []
+        return [{"at": op.ts.isoformat(), **(op.detail or {})} for op in self.journal.ops(since=since, limit=100, op="dream")]
 
     # ----------------------------------------------------------------- writes
     def edit(self, memory_id: str, body: Mapping[str, Any]) -> dict[str, Any]:

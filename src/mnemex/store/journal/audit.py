@@ -74,10 +74,14 @@ class AuditLog(Database):
         return OpRecord(row[0], datetime.fromisoformat(row[1]), row[3], row[4], row[5], _loads(row[6]),
                         _loads(row[7]), _loads(row[8]), bool(row[9]))
 
-    def ops(self, memory_id: str | None = None, since: datetime | None = None, limit: int = 100) -> list[OpRecord]:
+    def ops(self, memory_id: str | None = None, since: datetime | None = None, limit: int = 100,
+            op: str | None = None) -> list[OpRecord]:
         """Audit rows, newest first: all, or those about `memory_id` (its writes and the reads
-        that returned it), optionally only from `since` on."""
+        that returned it), optionally only from `since` on and only of one `op`."""
         where, args = [], []
+        if op is not None:
+            where.append("op = ?")
+            args.append(op)
         if memory_id is not None:
             where.append("(memory_id = ? OR id IN (SELECT op_id FROM op_memories WHERE memory_id = ?))")
             args += [memory_id, memory_id]

@@ -416,6 +416,19 @@ function barChart(title, rows, keys) {
     el("details", {}, el("summary", {}, "as a table"), table));
 }
 
+const DREAM_COLUMNS = ["rehearsed", "flashbulbs", "coactivated", "themes", "merged", "forgotten", "scope_promoted", "hot", "deferred"];
+function dreamTable(dreams) {
+  const cell = (d, k) => (k === "forgotten" && d.forgotten && typeof d.forgotten === "object")
+    ? Object.values(d.forgotten).reduce((a, b) => a + b, 0) : (d[k] ?? 0);
+  return el("section", { class: "dreams" }, el("h3", {}, "Dream cycles"),
+    dreams.length ? el("table", {}, el("caption", {}, "What each dream cycle did (newest first)"),
+      el("thead", {}, el("tr", {}, el("th", {}, "when"), DREAM_COLUMNS.map((k) => el("th", {}, k.replace("_", " "))),
+        el("th", {}, "seconds"))),
+      el("tbody", {}, dreams.map((d) => el("tr", {}, el("td", {}, when(d.at)), DREAM_COLUMNS.map((k) => el("td", {}, cell(d, k))),
+        el("td", {}, (d.elapsed_seconds ?? 0).toFixed(1))))))
+      : el("p", { class: "hint" }, "No dream cycle in this window (`mnemex dream`, or the daemon when idle)."));
+}
+
 const keysOf = (rows, skip) => [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => !skip.includes(k));
 
 async function loadStats() {
@@ -431,6 +444,7 @@ async function loadStats() {
       barChart("Memories created per day, by current tier", s.by_tier, keysOf(s.by_tier, ["day"])),
       barChart("What the write path did, per day (audit log)", s.write_ops, keysOf(s.write_ops, ["day"])),
       barChart("Capture volume per day (hook events)", s.capture, ["ok", "failed"])));
+    box.append(dreamTable(s.dreams || []));
     box.append(el("p", { class: "hint" }, `Last ${s.days} days. ${s.note}.`));
   } catch (e) { box.textContent = e.message; }
 }
