@@ -102,3 +102,18 @@ def test_a_tier_over_capacity_hands_down_its_weakest_members():
 def test_a_tier_the_table_no_longer_has_sends_the_memory_to_the_entry_tier():
     move = decide(_memory(tier="glacial", judged=False), NOW, DEFAULT)
     assert (move.source, move.target) == ("glacial", "episodic")
+
+
+def test_the_capacity_trim_sends_records_dormant_before_any_knowledge():
+    """Over the cap, tool runs and episodes go first even when they are newer and score higher: a year
+    of tool runs outnumbers a project's facts ten to one."""
+    from mnemex.config.dream import ForgettingConfig
+    from mnemex.engine.lifecycle.forgetting import capacity
+
+    config = DEFAULT.model_copy(update={"forgetting": ForgettingConfig(capacity=4, trim_to=0.5)})
+    facts = [Memory(id=f"00000000-0000-4000-8000-0000000000f{i}", content=f"fact {i}", kind=MemoryKind.FACT,
+                    project="/p", importance=0.3, created_at=NOW - timedelta(days=200)) for i in range(3)]
+    runs = [Memory(id=f"00000000-0000-4000-8000-0000000000e{i}", content=f"ran pytest {i}", kind=MemoryKind.TOOL_EVENT,
+                   project="/p", importance=0.9, created_at=NOW - timedelta(days=30)) for i in range(3)]
+    out = capacity([(m, assess(m, NOW, config)) for m in facts + runs], config, set())
+    assert sorted(f.memory_id[-2:] for f in out) == ["e0", "e1", "e2", "f0"]  # by keep score alone: f0-f2 first

@@ -13,9 +13,12 @@ from typing import Iterable, Sequence
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle.policy import exempt
 from mnemex.engine.lifecycle.strength import Strength, as_utc
-from mnemex.models import Memory
+from mnemex.models import Memory, MemoryKind
 
 RULES = ("contradiction", "foresight", "utility_floor", "redundancy", "capacity")
+#: What the capacity trim sends dormant before any knowledge: records of what happened, still
+#: searchable (`include_dormant`, `search_past_sessions`) and reactivated when recalled.
+RECORDS = frozenset({MemoryKind.TOOL_EVENT, MemoryKind.EPISODE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,10 @@ def keep_score(strength: Strength) -> float:
 
 def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfig, leaving: set[str]) -> list[Forget]:
     """Per scope (a project, or global / session / agent), the active memories beyond the cap: the
-    scope is brought down to `trim_to` of it, the least worth keeping first."""
+    scope is brought down to `trim_to` of it. Records of what happened (tool events, episodes) go
+    first, the least worth keeping first, and knowledge only when records are not enough: in a
+    year-long coding store tool runs outnumber facts ten to one and are recent, so by keep score
+    alone the trim sent facts dormant while tool runs stayed (`benchmarks/lifecycle_year.py`)."""
     cap = config.forgetting.capacity
     if cap is None:
         return []
@@ -109,7 +115,7 @@ def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfi
             continue
         target = int(cap * config.forgetting.trim_to)
         weakest = sorted((ms for ms in members if may_sleep(ms[0], ms[1], config)),
-                         key=lambda ms: (keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
+                         key=lambda ms: (ms[0].kind not in RECORDS, keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
         where = project or scope
         out += [Forget(m.id, "capacity", f"{where} holds {len(members)} active memories, over its cap of {cap}; "
                                          f"keep score {keep_score(s):.2f}")
