@@ -47,6 +47,19 @@ class DreamConfig(Frozen):
     llm_max_tokens: int = Field(200, ge=16, le=2000, description="Longest answer asked of the language model for one theme.")
 
 
+class SummaryConfig(Frozen):
+    """Category summaries (seed 001): per project and kind, one memory listing what the category holds,
+    rewritten (superseding the old one) when its members changed; the members are left as they are."""
+
+    min_members: int = Field(10, ge=2, description="A category (project or scope, and kind) gets a summary once it holds this many current memories (seed: 10+).")
+    kinds: tuple[str, ...] = Field(("decision", "convention", "procedure", "preference", "correction", "fact"),
+                                   description="Kinds summarised (records such as episodes and tool events never are).")
+    max_chars: int = Field(1200, ge=200, le=8000, description="Longest summary: its members' first lines, the most important first, then how many more.")
+    line_chars: int = Field(160, ge=40, le=1000, description="Longest line one member gets in a summary.")
+    importance: float = Field(0.8, ge=0, le=1, description="Importance of a summary memory (seed: 0.8).")
+    max_per_run: int = Field(20, ge=0, description="Most summaries written per dream (0 = off); the others wait for the next run.")
+
+
 class ForgettingConfig(Frozen):
     """Strategic forgetting, in the seed's order: contradiction cleanup, foresight expiry, utility floor,
     redundancy, capacity trim. Always to dormant, never deleted; pinned, immutable and flashbulb memories never."""

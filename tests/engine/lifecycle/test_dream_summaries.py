@@ -1,0 +1,87 @@
+"""The dream's later steps on the real engine (Qdrant Edge, the real model, SQLite): category
+summaries made, left alone while their members stay the same, superseded when they change."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from mnemex.config import Settings
+from mnemex.config.dream import SummaryConfig
+from mnemex.config.lifecycle import LifecycleConfig
+from mnemex.engine.factory import build_engine
+from mnemex.models import Memory, MemoryKind, MemoryStatus, utcnow
+
+PROJECT = "/work/shop"
+CONVENTIONS = (
+    "Use pnpm, never npm, in every workspace of the monorepo",
+    "Database migrations are written with alembic and reviewed by two people",
+    "Feature flags are named team_feature_yyyymm and removed after a quarter",
+    "Every HTTP handler logs the request id it was given",
+)
+
+
+@pytest.fixture
+def summarizing(tmp_path, embedder):
+    settings = Settings(data_dir=tmp_path / "data",
+                        lifecycle=LifecycleConfig(summaries=SummaryConfig(min_members=3)))
+    eng = build_engine(settings, default_project=PROJECT, embedder=embedder)
+    yield eng
+    eng.close()
+
+
+def _import(engine, content: str, *, kind=MemoryKind.CONVENTION, days: float = 3.0, **fields) -> str:
+    created = utcnow() - timedelta(days=days)
+    memory = Memory(id=str(uuid.uuid4()), content=content, kind=kind, project=PROJECT, created_at=created,
+                    recorded_at=created, valid_from=created, **fields)
+    engine.import_memories([memory])
+    return memory.id
+
+
+def _summaries(engine):
+    return [m for m in engine.export() if "summary_of" in m.metadata]
+
+
+def test_a_large_category_gets_a_summary_that_is_superseded_when_its_members_change(summarizing):
+    engine = summarizing
+    members = [_import(engine, text) for text in CONVENTIONS[:3]]
+    _import(engine, "The API rate limit is 300 requests per minute", kind=MemoryKind.FACT)  # a category of one
+
+    report = engine.dream(now=utcnow())
+    assert (report.summaries, report.summaries_refreshed) == (1, 0)
+    (summary,) = _summaries(engine)
+    assert summary.kind == MemoryKind.CONVENTION and summary.tags == ("summary",) and summary.project == PROJECT
+    assert summary.content.startswith("Summary of the 3 current conventions in project shop:")
+    assert all(engine.get(i).content in summary.content for i in members)
+    assert all(engine.get(i).status == MemoryStatus.ACTIVE for i in members)  # members stay current
+    linked = {r.dst for r in engine.journal.relations(summary.id, types=["elaborates"], direction="out")}
+    assert linked == set(members)
+
+    assert engine.dream(now=utcnow()).summaries == 0  # nothing changed: nothing rewritten
+
+    added = _import(engine, CONVENTIONS[3], days=0.5)
+    report = engine.dream(now=utcnow())
+    assert (report.summaries, report.summaries_refreshed) == (1, 1)
+    fresh = [m for m in _summaries(engine) if m.status == MemoryStatus.ACTIVE]
+    assert len(fresh) == 1 and fresh[0].id != summary.id and fresh[0].supersedes == (summary.id,)
+    assert CONVENTIONS[3] in fresh[0].content and fresh[0].metadata["members"] == 4
+    old = engine.get(summary.id)
+    assert old.status == MemoryStatus.SUPERSEDED and old.superseded_by == fresh[0].id  # kept, not deleted
+    assert engine.get(added).status == MemoryStatus.ACTIVE
+
+
+def test_a_summary_keeps_within_its_budget_and_says_how_many_more(tmp_path, embedder):
+    from mnemex.config.dream import SummaryConfig
+    from mnemex.engine.lifecycle import summaries
+
+    created = utcnow()
+    members = [Memory(id=str(uuid.uuid4()), content=f"Convention {i}: " + "word " * 30, kind=MemoryKind.CONVENTION,
+                      project=PROJECT, importance=0.5 + i / 100, created_at=created) for i in range(20)]
+    cfg = SummaryConfig(max_chars=400, line_chars=60)
+    category = summaries.category_of(members[0])
+    text, listed = summaries.summary_text(category, summaries.ordered(members), max_chars=cfg.max_chars,
+                                          line_chars=cfg.line_chars)
+    assert len(text) <= 400 and 0 < len(listed) < 20
+    assert text.endswith(f"(and {20 - len(listed)} more)") and listed[0] == members[19].id  # most important first
