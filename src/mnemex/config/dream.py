@@ -60,6 +60,19 @@ class SummaryConfig(Frozen):
     max_per_run: int = Field(20, ge=0, description="Most summaries written per dream (0 = off); the others wait for the next run.")
 
 
+class EpisodeConfig(Frozen):
+    """Semantic-shift episode boundaries (seed 003, after GAM): a captured session whose topic changes
+    becomes several episodes, cut where a window of its events drifts away from the episode so far."""
+
+    shift_similarity: float = Field(0.5, ge=0, le=1, description=(
+        "A window of events whose cosine with the centroid of its episode so far is under this starts a new episode; "
+        "0 = one episode per session. The seed's 0.70 (distance 0.30) splits single-topic sessions with the default "
+        "MiniLM model (its windows of one topic meet at 0.57-0.78; of two topics at 0.20-0.25)."))
+    window: int = Field(6, ge=2, le=100, description="Events per window compared (their one-line texts embedded together).")
+    min_windows: int = Field(2, ge=1, description="Least windows in an episode before a shift may end it.")
+    max_windows: int = Field(64, ge=2, description="Most windows of one session embedded (a bound on the work); later events join its last episode.")
+
+
 class ForgettingConfig(Frozen):
     """Strategic forgetting, in the seed's order: contradiction cleanup, foresight expiry, utility floor,
     redundancy, capacity trim. Always to dormant, never deleted; pinned, immutable and flashbulb memories never."""
