@@ -73,6 +73,18 @@ class EpisodeConfig(Frozen):
     max_windows: int = Field(64, ge=2, description="Most windows of one session embedded (a bound on the work); later events join its last episode.")
 
 
+class ConceptConfig(Frozen):
+    """Concept nodes (seed 003): the entities memories name, merged when their names are near-identical,
+    counted; the frequent ones are schematic (core concepts), listed in `memory_stats`."""
+
+    enabled: bool = Field(True, description="The dream counts concepts (no memory is changed; the result goes to the audit log and the stats).")
+    merge_similarity: float = Field(0.9, gt=0, le=1, description=(
+        "Two normalised entity names (type prefix, case, separators and plural s dropped) at least this similar "
+        "(string ratio) are one concept; names with different digits never merge. The seed merges at embedding cosine 0.85."))
+    schematic_min: int = Field(5, ge=2, description="A concept named by at least this many current memories is schematic (seed: frequency 5).")
+    listed: int = Field(50, ge=0, le=1000, description="Most schematic concepts kept in the audit log and shown in the stats, the most used first.")
+
+
 class ForgettingConfig(Frozen):
     """Strategic forgetting, in the seed's order: contradiction cleanup, foresight expiry, utility floor,
     redundancy, capacity trim. Always to dormant, never deleted; pinned, immutable and flashbulb memories never."""

@@ -85,3 +85,32 @@ def test_a_summary_keeps_within_its_budget_and_says_how_many_more(tmp_path, embe
                                           line_chars=cfg.line_chars)
     assert len(text) <= 400 and 0 < len(listed) < 20
     assert text.endswith(f"(and {20 - len(listed)} more)") and listed[0] == members[19].id  # most important first
+
+
+def test_near_identical_entity_names_make_one_concept_and_frequent_ones_are_schematic(engine):
+    for i, entity in enumerate(("service:redis", "Redis", "redis", "service:Redis", "REDIS", "webhooks")):
+        _import(engine, f"Note {i} about the cache and its eviction policy number {i}", kind=MemoryKind.NOTE,
+                entities=(entity, "Web-Hook") if entity == "webhooks" else (entity,))
+    _import(engine, "Python 3.12 is what CI runs", kind=MemoryKind.FACT, entities=("python 3.12",))
+    _import(engine, "Python 3.11 is what production runs", kind=MemoryKind.FACT, entities=("python 3.11",))
+
+    report = engine.dream(now=utcnow())
+    # redis (5 memories, five spellings), webhooks + Web-Hook (one memory), python 3.12, python 3.11
+    assert (report.concepts, report.concepts_merged, report.schematic) == (4, 5, 1)
+    stats = engine.lifecycle_stats()["concepts"]
+    assert stats["schematic_count"] == 1 and stats["schematic"][0]["memories"] == 5
+    assert set(stats["schematic"][0]["names"]) == {"service:redis", "Redis", "redis", "service:Redis", "REDIS"}
+    assert engine.journal.last_op("concepts").detail["schematic"] == stats["schematic"]
+
+
+def test_concept_merging_is_by_normalised_name_and_keeps_different_numbers_apart():
+    from mnemex.engine.lifecycle.concepts import concepts, normalised
+
+    assert normalised("service:Web_Hooks") == normalised("web-hook") == "web hook"
+    assert normalised("class") == "class"  # a double s is no plural
+    found = concepts([("a", "PostgreSQL"), ("b", "Postgresql"), ("c", "postgres sql"), ("d", "svc8"), ("e", "svc9"),
+                      ("f", "kubernetes"), ("g", "kubernetees")], merge_similarity=0.9, schematic_min=3)
+    by_name = {c.name: c for c in found}
+    assert len(found) == 4 and [c.memories for c in found] == [3, 2, 1, 1]
+    assert found[0].schematic and not found[1].schematic
+    assert {"svc8", "svc9"} <= set(by_name)  # 8 and 9: two services, however similar the strings

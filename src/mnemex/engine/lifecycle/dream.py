@@ -5,7 +5,8 @@ endangered memories, flashbulb consolidation, Hebbian co-activation, promotion o
 candidates, clustering and consolidation of near-duplicates into theme memories (through the
 write path: the theme supersedes its members), strategic forgetting (`forgetting.py`, in its
 order), category summaries (`summaries.py`: one memory per large project-and-kind category,
-superseded by a fresh one when its members change), promotion across scopes, and the hot tier
+superseded by a fresh one when its members change), concept nodes counted (`concepts.py`: entity
+names merged when near-identical; the frequent ones schematic, for the stats), promotion across scopes, and the hot tier
 recomputed.
 
 Bounded: at most `dream.max_changes` memories are changed per run (the rest is counted as
@@ -26,7 +27,7 @@ from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
-from mnemex.engine.lifecycle import forgetting, summaries, themes
+from mnemex.engine.lifecycle import concepts, forgetting, summaries, themes
 from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
@@ -52,7 +53,7 @@ log = logging.getLogger(__name__)
 
 DREAMER = Provenance(source="dream")
 STEPS = ("scan", "rehearsal", "flashbulb", "coactivation", "working memory", "consolidation", "forgetting",
-         "category summaries", "scope promotion", "hot tier")
+         "category summaries", "concepts", "scope promotion", "hot tier")
 #: Most members one theme memory replaces.
 MAX_THEME = 12
 
@@ -77,6 +78,9 @@ class DreamReport:
     forgotten: dict[str, int] = field(default_factory=lambda: {rule: 0 for rule in forgetting.RULES})
     summaries: int = 0
     summaries_refreshed: int = 0
+    concepts: int = 0
+    concepts_merged: int = 0
+    schematic: int = 0
     scope_promoted: int = 0
     scope_proposed: int = 0
     hot: int = 0
@@ -115,6 +119,7 @@ class Dreamer:
         self._compared_through: datetime | None = None  # recorded/updated time up to which memories were compared
         self._dreamt_at: float | None = None
         self.last: DreamReport | None = None
+        self.schematic: list[dict[str, Any]] | None = None  # the last dream's schematic concepts
         self._budget = 0
         self._report = DreamReport()
         self._merged: set[str] = set()
@@ -166,10 +171,13 @@ class Dreamer:
         tell("forgetting", 6, len(STEPS))
         self._forget(active, current, assessed, redundant, now)
         tell("category summaries", 7, len(STEPS))
-        self._summarize_categories(now)
-        tell("scope promotion", 8, len(STEPS))
+        left = self._current(now)  # what consolidation and forgetting left
+        self._summarize_categories(left, now)
+        tell("concepts", 8, len(STEPS))
+        self._count_concepts(left)
+        tell("scope promotion", 9, len(STEPS))
         self._promote_scope(awake, now)
-        tell("hot tier", 9, len(STEPS))
+        tell("hot tier", 10, len(STEPS))
         self._hot.consider((m for m, _ in awake), now)
         self._hot.expire()  # recomputed at its next use, on the engine's clock
         report.hot = len(self._hot.memories(now, cache=False))
@@ -441,7 +449,11 @@ class Dreamer:
                 f.memory_id, "dormant", f"{f.rule}: {f.reason}", lambda m: sleep(m, f.rule)))
 
     # ---------------------------------------------------- category summaries
-    def _summarize_categories(self, now: datetime) -> None:
+    def _current(self, now: datetime) -> list[Memory]:
+        """The current, awake memories, read again (no lock)."""
+        return [m for m in self._scan() if not m.lifecycle.dormant and (m.valid_until is None or as_utc(m.valid_until) > now)]
+
+    def _summarize_categories(self, current: list[Memory], now: datetime) -> None:
         """Each category (scope, project, kind) of at least `summaries.min_members` current memories
         gets a summary memory; one whose members changed since it was made is superseded by a new
         one (through the write path). Read after forgetting and consolidation, so it lists what is
@@ -449,7 +461,6 @@ class Dreamer:
         cfg = self.config.summaries
         if cfg.max_per_run <= 0:
             return
-        current = [m for m in self._scan() if not m.lifecycle.dormant and (m.valid_until is None or as_utc(m.valid_until) > now)]
         made = summaries.latest(m for m in current if summaries.is_summary(m))
         found = summaries.categories(current, kinds=cfg.kinds, min_members=cfg.min_members)
         due = [(c, ms, fp) for c, ms in found.items()
@@ -491,6 +502,24 @@ class Dreamer:
             for member_id in listed:
                 self._journal.add_relation(memory.id, member_id, "elaborates", 0.5, {"summary": True})
         return True
+
+    # -------------------------------------------------------------- concepts
+    def _count_concepts(self, current: list[Memory]) -> None:
+        """The concepts the current memories name, near-identical names merged; the schematic ones
+        (the most used first, at most `concepts.listed`) are kept for the stats and the audit log."""
+        cfg = self.config.concepts
+        if not cfg.enabled:
+            return
+        found = concepts.concepts(((m.id, e) for m in current for e in m.entities),
+                                  merge_similarity=cfg.merge_similarity, schematic_min=cfg.schematic_min)
+        schematic = [c for c in found if c.schematic]
+        self._report.concepts = len(found)
+        self._report.concepts_merged = sum(len(c.names) - 1 for c in found)
+        self._report.schematic = len(schematic)
+        self.schematic = [c.as_dict() for c in schematic[:cfg.listed]]
+        if self._journal is not None:
+            self._journal.record_op("concepts", None, "lifecycle", None, None,
+                                    {"concepts": len(found), "schematic_count": len(schematic), "schematic": self.schematic})
 
     # ------------------------------------------------------- scope promotion
     def _promote_scope(self, awake: list[tuple[Memory, Strength]], now: datetime) -> None:
