@@ -25,6 +25,7 @@ class DreamConfig(Frozen):
     rehearse_boost: float = Field(1.5, ge=1, description="Rehearsal multiplies an endangered memory's storage strength by this (seed: stability x1.5).")
     rehearse_max: int = Field(50, ge=0, description="Most memories rehearsed per run (seed: 50), the most important and useful first.")
     coactivation_step: float = Field(0.1, gt=0, le=1, description="Hebbian co-activation: each recall together moves the pair's relation weight this far toward 1.")
+    hit_window_minutes: float = Field(60.0, gt=0, description="Hit rate: a recall of a memory a search or the context injection offered this recently follows it.")
     coactivation_window_minutes: float = Field(10.0, ge=0, description="Memories recalled within this many minutes of each other (or in one recall) count as recalled together.")
     flashbulb_arousal: float = Field(0.8, gt=0, le=1, description="Flashbulb: a memory whose arousal (incident, outage, security cues) reaches this is kept vivid (seed: 0.8).")
     flashbulb_importance: float = Field(0.9, ge=0, le=1, description="A flashbulb memory's least importance (seed: 0.9).")

@@ -114,3 +114,24 @@ def test_concept_merging_is_by_normalised_name_and_keeps_different_numbers_apart
     assert len(found) == 4 and [c.memories for c in found] == [3, 2, 1, 1]
     assert found[0].schematic and not found[1].schematic
     assert {"svc8", "svc9"} <= set(by_name)  # 8 and 9: two services, however similar the strings
+
+
+def test_the_hit_rate_counts_recalls_that_followed_a_search_or_an_injection(summarizing):
+    from mnemex.config.injection import InjectionSettings
+    from mnemex.strategies import ContextStrategy
+    from mnemex.strategies.context import ContextBuilder
+
+    engine = summarizing
+    a = _import(engine, "The payments service retries webhooks three times", kind=MemoryKind.FACT)
+    b = _import(engine, "Staging deploys run from the release branch", kind=MemoryKind.FACT)
+    found = engine.search("how often are webhooks retried?", limit=1)
+    assert found[0].memory.id == a
+    engine.recall([a])  # followed the search
+    engine.recall([b])  # never offered
+    builder = ContextBuilder(engine, InjectionSettings(), blocks=engine.blocks.render)
+    packed = ContextStrategy().prompt_context(builder, project=PROJECT, session_id="s1",
+                                             prompt="Which branch do staging deploys run from?", budget=400)
+    assert b in packed.ids
+    engine.recall([b])  # followed the injection
+    hits = engine.lifecycle_stats()["hits"]
+    assert hits == {"searches": 1, "injections": 1, "recalls": 3, "followed_recalls": 2, "hit_rate": 1.0}
