@@ -56,6 +56,20 @@ from mnemex.models import (
 from mnemex.store.base import MemoryStore
 
 
+def partners_of(journal: Any) -> Callable[[Sequence[str]], dict[str, dict[str, float]]]:
+    """For the read path's co-activation boost: each id's memories wired to it by recalls together."""
+
+    def partners(ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for memory_id in ids:
+            out[memory_id] = {(r.dst if r.src == memory_id else r.src): r.weight
+                              for r in journal.relations(memory_id, types=["related_to"])
+                              if (r.detail or {}).get("co_activations")}
+        return out
+
+    return partners
+
+
 class MemoryEngine:
     def __init__(self, *, store: MemoryStore, dense: DenseEmbedder, sparse: SparseEncoder,
                  journal: Any = None, limits: LimitSettings = LimitSettings(), optimize_every: int = 500,
@@ -81,6 +95,8 @@ class MemoryEngine:
                                 redaction=redaction, lifecycle=lifecycle)
         self.retriever = Retriever(store, dense, sparse, config=retrieval, vocabulary=self.vocabulary,
                                    lifecycle=lifecycle)
+        if journal is not None:
+            self.retriever.partners = partners_of(journal)
         self.working = WorkingMemory(lifecycle.working_memory)
         self.hot = HotTier(lifecycle, lambda ids: [h.memory for h in store.retrieve(list(ids))], clock)
         coactivations = CoActivations(lifecycle.dream.coactivation_window_minutes)

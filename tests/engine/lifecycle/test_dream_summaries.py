@@ -135,3 +135,23 @@ def test_the_hit_rate_counts_recalls_that_followed_a_search_or_an_injection(summ
     engine.recall([b])  # followed the injection
     hits = engine.lifecycle_stats()["hits"]
     assert hits == {"searches": 1, "injections": 1, "recalls": 3, "followed_recalls": 2, "hit_rate": 1.0}
+
+
+def test_memories_recalled_together_lift_each_other_in_search_when_the_boost_is_on(summarizing):
+    engine = summarizing
+    top = _import(engine, "The payments service retries failed webhooks three times", kind=MemoryKind.FACT)
+    others = [_import(engine, text, kind=MemoryKind.FACT) for text in (
+        "Webhook signatures are checked with the shared secret from the vault",
+        "The payments dashboard shows failed charges of the last week")]
+    query = "payments webhooks retries"
+    off = engine.retriever.config
+    on = off.model_copy(update={"coactivation_boost": 1.0})
+    before = [r.memory.id for r in engine.search(query, limit=3, config=on)]  # nothing wired yet: as if off
+    assert before == [r.memory.id for r in engine.search(query, limit=3, config=off)] and before[0] == top
+    low = before[2]
+    # what a dream writes after ten recalls of the two together (test_dream.py shows it writing one)
+    engine.journal.add_relation(top, low, "related_to", 0.65, {"co_activations": 10})
+    assert [r.memory.id for r in engine.search(query, limit=3, config=off)] == before  # off: unchanged
+    boosted = engine.search(query, limit=3, config=on)
+    assert [r.memory.id for r in boosted] == [top, low, before[1]]
+    assert any("co-activated" in why for why in boosted[1].why)
