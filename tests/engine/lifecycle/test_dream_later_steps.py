@@ -1,5 +1,6 @@
 """The dream's later steps on the real engine (Qdrant Edge, the real model, SQLite): category
-summaries made, left alone while their members stay the same, superseded when they change."""
+summaries made, left alone while their members stay the same, superseded when they change; concept
+nodes merged and counted; the hit rate; the co-activation boost in the read path."""
 
 from __future__ import annotations
 
