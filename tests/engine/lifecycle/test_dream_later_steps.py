@@ -115,6 +115,9 @@ def test_concept_merging_is_by_normalised_name_and_keeps_different_numbers_apart
     assert len(found) == 4 and [c.memories for c in found] == [3, 2, 1, 1]
     assert found[0].schematic and not found[1].schematic
     assert {"svc8", "svc9"} <= set(by_name)  # 8 and 9: two services, however similar the strings
+    paths = concepts([("a", "file:src/cart.py"), ("b", "file:src/carts.py"), ("c", "src/cart.py")],
+                     merge_similarity=0.9, schematic_min=3)
+    assert sorted(c.memories for c in paths) == [1, 2]  # one file under two keys; another file stays apart
 
 
 def test_the_hit_rate_counts_recalls_that_followed_a_search_or_an_injection(summarizing):

@@ -4,8 +4,8 @@ near-identical, counted, and the frequent ones marked schematic. Pure (no store,
 Every entity key a current memory carries ("service:redis", "Redis", "webhooks") is normalised
 (`normalised`: its type prefix, case, separators and a plural `s` dropped); keys with the same
 normal form are one concept, and two forms whose string similarity reaches
-`concepts.merge_similarity` are merged (compared only within a bucket of their first letters, so
-the work stays near linear). A concept named by at least `concepts.schematic_min` memories is
+`concepts.merge_similarity` are merged (compared only within a bucket of their first two letters,
+of at most `MAX_BUCKET` names, and never for paths, so the work stays bounded). A concept named by at least `concepts.schematic_min` memories is
 schematic: a core concept of the project.
 """
 
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterable
 
+#: Most names compared pairwise in one bucket (names sharing their first two letters).
+MAX_BUCKET = 400
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _TYPED = re.compile(r"^([a-z]{3,}):(.+)$")
 
@@ -59,8 +61,11 @@ def concepts(mentions: Iterable[tuple[str, str]], *, merge_similarity: float, sc
 
     buckets: dict[str, list[str]] = {}
     for form in sorted(forms):
-        buckets.setdefault(form[:2], []).append(form)
+        if "/" not in form:  # a path names one file: only its exact normal form merges
+            buckets.setdefault(form[:2], []).append(form)
     for group in buckets.values():
+        if len(group) > MAX_BUCKET:  # bound the pairwise work: such a bucket merges by normal form only
+            continue
         for i, a in enumerate(group):
             for b in group[i + 1:]:
                 if abs(len(a) - len(b)) > max(2, len(a) // 5):
