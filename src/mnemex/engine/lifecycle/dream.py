@@ -171,8 +171,9 @@ class Dreamer:
         tell("forgetting", 6, len(STEPS))
         self._forget(active, current, assessed, redundant, now)
         tell("category summaries", 7, len(STEPS))
-        left = self._current(now)  # what consolidation and forgetting left
-        self._summarize_categories(left, now)
+        again = self._scan()  # what consolidation and forgetting left
+        left = [m for m in again if not m.lifecycle.dormant and (m.valid_until is None or as_utc(m.valid_until) > now)]
+        self._summarize_categories(left, again, now)
         tell("concepts", 8, len(STEPS))
         self._count_concepts(left)
         tell("scope promotion", 9, len(STEPS))
@@ -449,11 +450,7 @@ class Dreamer:
                 f.memory_id, "dormant", f"{f.rule}: {f.reason}", lambda m: sleep(m, f.rule)))
 
     # ---------------------------------------------------- category summaries
-    def _current(self, now: datetime) -> list[Memory]:
-        """The current, awake memories, read again (no lock)."""
-        return [m for m in self._scan() if not m.lifecycle.dormant and (m.valid_until is None or as_utc(m.valid_until) > now)]
-
-    def _summarize_categories(self, current: list[Memory], now: datetime) -> None:
+    def _summarize_categories(self, current: list[Memory], scanned: list[Memory], now: datetime) -> None:
         """Each category (scope, project, kind) of at least `summaries.min_members` current memories
         gets a summary memory; one whose members changed since it was made is superseded by a new
         one (through the write path). Read after forgetting and consolidation, so it lists what is
@@ -461,7 +458,8 @@ class Dreamer:
         cfg = self.config.summaries
         if cfg.max_per_run <= 0:
             return
-        made = summaries.latest(m for m in current if summaries.is_summary(m))
+        # a dormant summary (trimmed by capacity) counts as made: rewriting it each dream would churn
+        made = summaries.latest(m for m in scanned if summaries.is_summary(m))
         found = summaries.categories(current, kinds=cfg.kinds, min_members=cfg.min_members)
         due = [(c, ms, fp) for c, ms in found.items()
                if summaries.stale(made.get(c.key), fp := summaries.fingerprint(ms, changed_at))]
