@@ -212,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="run the variants of benchmarks/ablation.py instead of the recipes")
     ap.add_argument("--no-exact-names", action="store_true",
                     help="skip the generated exact_name cases (each unique code name pasted alone as the query)")
+    ap.add_argument("--coactivation-boost", type=float, default=None, metavar="X",
+                    help="set retrieval.coactivation_boost to X in every recipe run (the cases hold no recall history)")
     a = ap.parse_args(argv)
     data = json.loads(Path(a.data).read_text())
     unknown = [r for r in a.recipes.split(",") if r not in RECIPES]
@@ -228,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
                 chosen = variants()
             else:
                 chosen = [(name, RECIPES[name]) for name in a.recipes.split(",")]
+            if a.coactivation_boost is not None:
+                chosen = [(name, config.model_copy(update={"coactivation_boost": a.coactivation_boost}))
+                          for name, config in chosen]
             results = {name: evaluate(engine, data, config, cases) for name, config in chosen}
         finally:
             engine.close()

@@ -4,7 +4,8 @@ Each batch of the spool (`capture/spool.py`) is read whole; its tool uses become
 memories of their session (one embedding batch), every event is logged in the journal with the
 project's tool statistics, and a session that reached an end marker (PreCompact, Stop,
 SessionEnd) is consolidated: its episode is written (or rewritten when the session did more) and
-each fix it holds is memorized as a procedure. Only then is the batch deleted.
+each fix it holds is memorized as a procedure. A session whose topic shifts (`lifecycle.episodes`)
+makes one episode per topic. Only then is the batch deleted.
 
 Exactly once: a tool event's memory id is derived from the event id, so a batch read again after
 a crash finds its memories stored and stores none twice; the journal logs an event (and counts
@@ -27,6 +28,7 @@ from typing import Any, Iterable, Sequence
 from mnemex.capture.sessions import Procedure, episode_text, procedures
 from mnemex.capture.settings import HookSettings
 from mnemex.capture.spool import Spool
+from mnemex.engine.lifecycle import shifts
 from mnemex.errors import MnemexError, NotFoundError
 from mnemex.models import Memory, MemoryChanges, MemoryKind, MemoryStatus, Provenance, Scope, utcnow
 from mnemex.store.journal import CaptureEvent
@@ -168,12 +170,36 @@ class Ingester:
                                                                                            session))
             if memory_id:
                 report.procedures.append(memory_id)
-        text = episode_text(events, project)
-        if text is None:
-            return 0
-        made = self._learnt(f"episode:{project}\x00{session}", text,
-                            lambda memory_id, text: self._episode(memory_id, text, project, session, events))
-        return int(made is not None)
+        made = 0
+        parts = self._episode_parts(events)
+        for i, part in enumerate(parts):
+            text = episode_text(part, project)
+            if text is None:
+                continue
+            # the first part keeps the key a whole-session episode always had: a session that later
+            # shifts topic rewrites its episode to the first part instead of leaving a twin
+            source = f"episode:{project}\x00{session}" + (f"\x00{i}" if i else "")
+            written = self._learnt(source, text, lambda memory_id, text, part=part, i=i: self._episode(
+                memory_id, text, project, session, part, part_no=i + 1 if len(parts) > 1 else None))
+            made += written is not None
+        return made
+
+    def _episode_parts(self, events: Sequence[CaptureEvent]) -> list[list[CaptureEvent]]:
+        """The session's events cut where its topic shifts (`engine/lifecycle/shifts.py`): windows of
+        the events' one-line texts, embedded in one batch; one part when shifts are off or too short."""
+        config = getattr(getattr(self.engine, "lifecycle", None), "config", None)
+        rule = getattr(config, "episodes", None)
+        dense = getattr(self.engine, "dense", None)
+        if rule is None or rule.shift_similarity <= 0 or dense is None:
+            return [list(events)]
+        told = [e for e in events if e.kind in ("tool", "prompt") and e.text.strip()]
+        groups = shifts.windows(told, rule.window)[: rule.max_windows]
+        if len(groups) < 2 * rule.min_windows:
+            return [list(events)]
+        vectors = dense.embed_documents(["\n".join(_line(e.text) for e in group) for group in groups])
+        starts = shifts.boundaries(vectors, threshold=rule.shift_similarity, min_windows=rule.min_windows)
+        first = {groups[i][0].id for i in starts}
+        return shifts.split_at(list(events), [k for k, e in enumerate(events) if e.id in first])
 
     def _learnt(self, source: str, text: str, make) -> str | None:  # type: ignore[no-untyped-def]
         """Write what `source` (a session, a fix) taught as one memory: created the first time
@@ -211,13 +237,21 @@ class Ingester:
                       metadata={"command": procedure.failure.key, "learnt_from": procedure.failure.id})
 
     def _episode(self, memory_id: str, text: str, project: str, session: str,
-                 events: Sequence[CaptureEvent]) -> Memory:
+                 events: Sequence[CaptureEvent], *, part_no: int | None = None) -> Memory:
         files = sorted({f for e in events for f in e.files})[:50]
+        meta: dict[str, Any] = {"session": session, "events": len(events), "files": files}
+        if part_no is not None:
+            meta["part"] = part_no  # one of the episodes a topic shift cut the session into
         return Memory(id=memory_id, content=text, kind=MemoryKind.EPISODE, scope=Scope.PROJECT, project=project,
                       tags=("episode", "captured"), importance=IMPORTANCE["episode"],
                       provenance=Provenance(source="hook", client=CLIENT, session_id=session),
                       created_at=events[0].at, recorded_at=self._clock(), valid_from=events[0].at,
-                      metadata={"session": session, "events": len(events), "files": files})
+                      metadata=meta)
+
+
+def _line(text: str, most: int = 200) -> str:
+    line = " ".join(text.split())
+    return line[:most]
 
 
 def _digest(text: str) -> str:

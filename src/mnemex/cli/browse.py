@@ -286,12 +286,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for k, v in stats.items():
         print(f"{k:24} {v}")
     last = lifecycle.pop("last_dream", None)
+    found = lifecycle.pop("concepts", None)
     for k, v in lifecycle.items():
         print(f"{'lifecycle ' + k:24} {v}")
     if last:
         forgotten = ", ".join(f"{k} {n}" for k, n in (last.get("forgotten") or {}).items() if n) or "none"
         print(f"{'last dream':24} {last.get('now', '?')}: {last.get('themes', 0)} themes merged {last.get('merged', 0)}, "
-              f"{last.get('rehearsed', 0)} rehearsed, dormant: {forgotten}, {last.get('elapsed_seconds', 0)} s")
+              f"{last.get('rehearsed', 0)} rehearsed, {last.get('summaries', 0)} summaries, dormant: {forgotten}, "
+              f"{last.get('elapsed_seconds', 0)} s")
+    if found:
+        core = ", ".join(f"{c['name']} ({c['memories']})" for c in found.get("schematic", [])[:10]) or "none"
+        print(f"{'concepts':24} {found.get('concepts', 0)}, schematic {found.get('schematic_count', 0)}: {core}")
     if tool_use:
         print("tool use (runs, failed, typical time):")
         for t in tool_use:

@@ -25,6 +25,7 @@ class DreamConfig(Frozen):
     rehearse_boost: float = Field(1.5, ge=1, description="Rehearsal multiplies an endangered memory's storage strength by this (seed: stability x1.5).")
     rehearse_max: int = Field(50, ge=0, description="Most memories rehearsed per run (seed: 50), the most important and useful first.")
     coactivation_step: float = Field(0.1, gt=0, le=1, description="Hebbian co-activation: each recall together moves the pair's relation weight this far toward 1.")
+    hit_window_minutes: float = Field(60.0, gt=0, description="Hit rate: a recall of a memory a search or the context injection offered this recently follows it.")
     coactivation_window_minutes: float = Field(10.0, ge=0, description="Memories recalled within this many minutes of each other (or in one recall) count as recalled together.")
     flashbulb_arousal: float = Field(0.8, gt=0, le=1, description="Flashbulb: a memory whose arousal (incident, outage, security cues) reaches this is kept vivid (seed: 0.8).")
     flashbulb_importance: float = Field(0.9, ge=0, le=1, description="A flashbulb memory's least importance (seed: 0.9).")
@@ -45,6 +46,44 @@ class DreamConfig(Frozen):
         "to the agent: consolidate_memories lists them and takes the summaries back); off."))
     llm_max_calls: int = Field(5, ge=0, description="Most themes asked of the language model per dream (seed: 5 calls per cycle).")
     llm_max_tokens: int = Field(200, ge=16, le=2000, description="Longest answer asked of the language model for one theme.")
+
+
+class SummaryConfig(Frozen):
+    """Category summaries (seed 001): per project and kind, one memory listing what the category holds,
+    rewritten (superseding the old one) when its members changed; the members are left as they are."""
+
+    min_members: int = Field(10, ge=2, description="A category (project or scope, and kind) gets a summary once it holds this many current memories (seed: 10+).")
+    kinds: tuple[str, ...] = Field(("decision", "convention", "procedure", "preference", "correction", "fact"),
+                                   description="Kinds summarised (records such as episodes and tool events never are).")
+    max_chars: int = Field(1200, ge=200, le=8000, description="Longest summary: its members' first lines, the most important first, then how many more.")
+    line_chars: int = Field(160, ge=40, le=1000, description="Longest line one member gets in a summary.")
+    importance: float = Field(0.8, ge=0, le=1, description="Importance of a summary memory (seed: 0.8).")
+    max_per_run: int = Field(20, ge=0, description="Most summaries written per dream (0 = off); the others wait for the next run.")
+
+
+class EpisodeConfig(Frozen):
+    """Semantic-shift episode boundaries (seed 003, after GAM): a captured session whose topic changes
+    becomes several episodes, cut where a window of its events drifts away from the episode so far."""
+
+    shift_similarity: float = Field(0.5, ge=0, le=1, description=(
+        "A window of events whose cosine with the centroid of its episode so far is under this starts a new episode; "
+        "0 = one episode per session. The seed's 0.70 (distance 0.30) splits single-topic sessions with the default "
+        "MiniLM model (its windows of one topic meet at 0.57-0.78; of two topics at 0.20-0.25)."))
+    window: int = Field(6, ge=2, le=100, description="Events per window compared (their one-line texts embedded together).")
+    min_windows: int = Field(2, ge=1, description="Least windows in an episode before a shift may end it.")
+    max_windows: int = Field(64, ge=2, description="Most windows of one session embedded (a bound on the work); later events join its last episode.")
+
+
+class ConceptConfig(Frozen):
+    """Concept nodes (seed 003): the entities memories name, merged when their names are near-identical,
+    counted; the frequent ones are schematic (core concepts), listed in `memory_stats`."""
+
+    enabled: bool = Field(True, description="The dream counts concepts (no memory is changed; the result goes to the audit log and the stats).")
+    merge_similarity: float = Field(0.9, gt=0, le=1, description=(
+        "Two normalised entity names (type prefix, case, separators and plural s dropped) at least this similar "
+        "(string ratio) are one concept; names with different digits never merge. The seed merges at embedding cosine 0.85."))
+    schematic_min: int = Field(5, ge=2, description="A concept named by at least this many current memories is schematic (seed: frequency 5).")
+    listed: int = Field(50, ge=0, le=1000, description="Most schematic concepts kept in the audit log and shown in the stats, the most used first.")
 
 
 class ForgettingConfig(Frozen):

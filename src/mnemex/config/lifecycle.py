@@ -16,7 +16,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from mnemex.config.base import Frozen
-from mnemex.config.dream import DreamConfig, ForgettingConfig, HotTierConfig, ScopePromotionConfig, WorkingMemoryConfig
+from mnemex.config.dream import (ConceptConfig, DreamConfig, EpisodeConfig, ForgettingConfig, HotTierConfig, ScopePromotionConfig, SummaryConfig,
+                                 WorkingMemoryConfig)
 from mnemex.models import MemoryKind
 
 
@@ -150,6 +151,9 @@ class LifecycleConfig(Frozen):
     # -- the active half: dream cycle, forgetting, working memory, hot tier, scope promotion
     dream: DreamConfig = Field(default_factory=DreamConfig, description="The dream cycle.")
     forgetting: ForgettingConfig = Field(default_factory=ForgettingConfig, description="Strategic forgetting.")
+    summaries: SummaryConfig = Field(default_factory=SummaryConfig, description="Category summaries.")
+    episodes: EpisodeConfig = Field(default_factory=EpisodeConfig, description="Semantic-shift episode boundaries.")
+    concepts: ConceptConfig = Field(default_factory=ConceptConfig, description="Concept nodes.")
     working_memory: WorkingMemoryConfig = Field(default_factory=WorkingMemoryConfig, description="Working memory.")
     hot: HotTierConfig = Field(default_factory=HotTierConfig, description="The hot tier.")
     scope_promotion: ScopePromotionConfig = Field(default_factory=ScopePromotionConfig, description="Promotion across scopes.")

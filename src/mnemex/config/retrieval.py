@@ -131,6 +131,10 @@ class RetrievalConfig(Frozen):
 
     # -- re-scoring and diversification
     composite: bool = Field(True, description="Add entity/session/temporal/activation/importance/utility boosts.")
+    coactivation_boost: float = Field(0.0, ge=0, le=1, description=(
+        "Hebbian co-activation in the read path: a candidate wired to one of the top 3 hits by recalls together "
+        "(a `related_to` relation the dream strengthened) has its score raised by this x the relation's weight "
+        "(relative). 0 = off (the default: the coding sets hold no recall history to measure it on)."))
     weights: CompositeWeights = Field(CompositeWeights(), description="The composite re-score's boosts.")
     mmr: bool = Field(False, description="MMR diversity re-rank (measured -0.3 R@10 on LoCoMo: off by default).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR trade-off: 1 = relevance only.")

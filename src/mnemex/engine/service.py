@@ -30,6 +30,7 @@ from mnemex.engine.explore import Explorer
 from mnemex.engine.ids import resolve_id
 from mnemex.engine.lifecycle.coactivation import CoActivations
 from mnemex.engine.lifecycle.dream import Dreamer, DreamReport, Progress
+from mnemex.engine.lifecycle.hits import HitRate
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.keeper import LifecycleKeeper, SweepReport
 from mnemex.engine.lifecycle.stats import lifecycle_stats
@@ -53,6 +54,20 @@ from mnemex.models import (
     utcnow,
 )
 from mnemex.store.base import MemoryStore
+
+
+def partners_of(journal: Any) -> Callable[[Sequence[str]], dict[str, dict[str, float]]]:
+    """For the read path's co-activation boost: each id's memories wired to it by recalls together."""
+
+    def partners(ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for memory_id in ids:
+            out[memory_id] = {(r.dst if r.src == memory_id else r.src): r.weight
+                              for r in journal.relations(memory_id, types=["related_to"])
+                              if (r.detail or {}).get("co_activations")}
+        return out
+
+    return partners
 
 
 class MemoryEngine:
@@ -80,9 +95,12 @@ class MemoryEngine:
                                 redaction=redaction, lifecycle=lifecycle)
         self.retriever = Retriever(store, dense, sparse, config=retrieval, vocabulary=self.vocabulary,
                                    lifecycle=lifecycle)
+        if journal is not None:
+            self.retriever.partners = partners_of(journal)
         self.working = WorkingMemory(lifecycle.working_memory)
         self.hot = HotTier(lifecycle, lambda ids: [h.memory for h in store.retrieve(list(ids))], clock)
         coactivations = CoActivations(lifecycle.dream.coactivation_window_minutes)
+        self.hits = HitRate(lifecycle.dream.hit_window_minutes)
 
         def on_recall(memories: list[Memory], at: datetime) -> None:
             coactivations.recalled([m.id for m in memories], at)
@@ -181,10 +199,11 @@ class MemoryEngine:
     # ------------------------------------------------------------------- reads
     def search(self, query: str, *, filter: MemoryFilter | None = None, limit: int = 10,
                session_id: str | None = None, now: datetime | None = None, client: str | None = None,
-               dormant: bool | None = False, **options: Any) -> list[RankedMemory]:
+               dormant: bool | None = False, offered_by: str | None = "search", **options: Any) -> list[RankedMemory]:
         """The one read path: search_memory, strategies, hooks and the benchmark all call this.
         Dormant memories are left out unless `dormant` is None (both) or True (only them); a
-        filter that says `dormant` itself wins."""
+        filter that says `dormant` itself wins. `offered_by`: what the results count as in the hit
+        rate (a search; None when a caller counts them itself, as the context injection does)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query is empty: say what you are looking for")
         if not 1 <= limit <= self.limits.max_results:
@@ -194,6 +213,8 @@ class MemoryEngine:
         if flt.dormant is None and dormant is not None:
             flt = flt.model_copy(update={"dormant": dormant})
         results = self.retriever.search(query, filter=flt, limit=limit, now=now, session_id=session_id, **options)
+        if offered_by:
+            self.hits.offered([r.memory.id for r in results], self._clock(), by=offered_by)
         if self.journal is not None:
             self.journal.record_read("search", [r.memory.id for r in results], actor=client,
                                      detail={"query": scrub(query, self._redaction),
@@ -231,6 +252,7 @@ class MemoryEngine:
         memories = [found[c] for c in canonical]
         if touch:  # a recall strengthens; a dormant memory recalled is reactivated
             memories = self.lifecycle.recalled(memories, by=Provenance(source="agent", client=client))
+            self.hits.recalled([m.id for m in memories], self._clock())
         if self.journal is not None:
             self.journal.record_read("recall", [m.id for m in memories], actor=client,
                                      payloads=self._read_payloads(memories))
@@ -323,9 +345,16 @@ class MemoryEngine:
         """The session ended: its working memory is cleared; returns how many items it held."""
         return self.working.end(session_id)
 
+    def injected(self, ids: Sequence[str]) -> None:
+        """The context strategy gave these memories to an agent: offers, for the hit rate."""
+        if ids:
+            self.hits.offered(ids, self._clock(), by="injection")
+
     def lifecycle_stats(self) -> dict[str, Any]:
-        """Counts per tier, kind and scope, promotions and demotions, average retention, the last dream."""
-        return lifecycle_stats(self.store, self.journal, self.dreamer, self.lifecycle.config)
+        """Counts per tier, kind and scope, promotions and demotions, average retention, the last dream,
+        the hit rate."""
+        return {**lifecycle_stats(self.store, self.journal, self.dreamer, self.lifecycle.config),
+                "hits": self.hits.as_dict()}
 
     def resolve(self, memory_id: str) -> str | None:
         """The canonical id a caller means: any spelling of an id, or a unique prefix of one (the

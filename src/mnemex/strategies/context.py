@@ -187,6 +187,7 @@ class ContextBuilder:
         packed = self.build(req, **options)
         if session_id:
             self.sessions.add(session_id, packed.ids)
+        self.engine.injected(packed.ids)
         return packed
 
     # ------------------------------------------------------------- candidates
@@ -194,7 +195,8 @@ class ContextBuilder:
         s = self.settings
         base = self.engine.default_filter(project=req.project)
         if req.task:
-            found = self.engine.search(req.task, filter=base, limit=min(s.candidates, self.engine.limits.max_results))
+            found = self.engine.search(req.task, filter=base, limit=min(s.candidates, self.engine.limits.max_results),
+                                       offered_by=None)  # what is injected is counted in `for_session`
             top = max((r.score for r in found), default=0.0) or 1.0
             return [_Item(r.memory, r.score / top, r.confidence) for r in found]
         # No task: the project's standing knowledge, newest first, weighed by importance.

@@ -4,7 +4,10 @@ In order: utility decay (counted: the read path drifts utility as it reads), reh
 endangered memories, flashbulb consolidation, Hebbian co-activation, promotion of working-memory
 candidates, clustering and consolidation of near-duplicates into theme memories (through the
 write path: the theme supersedes its members), strategic forgetting (`forgetting.py`, in its
-order), promotion across scopes, and the hot tier recomputed.
+order), category summaries (`summaries.py`: one memory per large project-and-kind category,
+superseded by a fresh one when its members change), concept nodes counted (`concepts.py`: entity
+names merged when near-identical; the frequent ones schematic, for the stats), promotion across scopes, and the hot tier
+recomputed.
 
 Bounded: at most `dream.max_changes` memories are changed per run (the rest is counted as
 deferred) and at most `dream.max_compared` memories compared with their neighbours. The store is
@@ -18,12 +21,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
-from mnemex.engine.lifecycle import forgetting, themes
+from mnemex.engine.lifecycle import concepts, forgetting, summaries, themes
 from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
@@ -32,7 +36,7 @@ from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
 from mnemex.engine.write.formation import RECORD_KINDS
-from mnemex.engine.write.path import WritePath
+from mnemex.engine.write.path import Formed, WritePath
 from mnemex.models import (
     Memory,
     MemoryFilter,
@@ -49,7 +53,7 @@ log = logging.getLogger(__name__)
 
 DREAMER = Provenance(source="dream")
 STEPS = ("scan", "rehearsal", "flashbulb", "coactivation", "working memory", "consolidation", "forgetting",
-         "scope promotion", "hot tier")
+         "category summaries", "concepts", "scope promotion", "hot tier")
 #: Most members one theme memory replaces.
 MAX_THEME = 12
 
@@ -72,6 +76,11 @@ class DreamReport:
     themes: int = 0
     merged: int = 0
     forgotten: dict[str, int] = field(default_factory=lambda: {rule: 0 for rule in forgetting.RULES})
+    summaries: int = 0
+    summaries_refreshed: int = 0
+    concepts: int = 0
+    concepts_merged: int = 0
+    schematic: int = 0
     scope_promoted: int = 0
     scope_proposed: int = 0
     hot: int = 0
@@ -83,7 +92,7 @@ class DreamReport:
     @property
     def changed(self) -> int:
         return (self.rehearsed + self.flashbulbs + self.working_promoted + self.themes + self.merged
-                + sum(self.forgotten.values()) + self.scope_promoted + self.scope_proposed)
+                + sum(self.forgotten.values()) + self.summaries + self.scope_promoted + self.scope_proposed)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,6 +119,7 @@ class Dreamer:
         self._compared_through: datetime | None = None  # recorded/updated time up to which memories were compared
         self._dreamt_at: float | None = None
         self.last: DreamReport | None = None
+        self.schematic: list[dict[str, Any]] | None = None  # the last dream's schematic concepts
         self._budget = 0
         self._report = DreamReport()
         self._merged: set[str] = set()
@@ -160,9 +170,15 @@ class Dreamer:
         redundant = self._consolidate(awake, now)
         tell("forgetting", 6, len(STEPS))
         self._forget(active, current, assessed, redundant, now)
-        tell("scope promotion", 7, len(STEPS))
+        tell("category summaries", 7, len(STEPS))
+        again = self._scan()  # what consolidation and forgetting left
+        left = [m for m in again if not m.lifecycle.dormant and (m.valid_until is None or as_utc(m.valid_until) > now)]
+        self._summarize_categories(left, again, now)
+        tell("concepts", 8, len(STEPS))
+        self._count_concepts(left)
+        tell("scope promotion", 9, len(STEPS))
         self._promote_scope(awake, now)
-        tell("hot tier", 8, len(STEPS))
+        tell("hot tier", 10, len(STEPS))
         self._hot.consider((m for m, _ in awake), now)
         self._hot.expire()  # recomputed at its next use, on the engine's clock
         report.hot = len(self._hot.memories(now, cache=False))
@@ -318,7 +334,8 @@ class Dreamer:
         up to `most` of `candidates` (records and truth anchors skipped); and the candidates compared."""
         cfg = self.config.dream
         by_id = {m.id: m for m in pool}
-        chosen = [m for m in candidates if m.kind not in RECORD_KINDS and not exempt(m)][:most]
+        chosen = [m for m in candidates if m.kind not in RECORD_KINDS and not exempt(m)
+                  and not summaries.is_summary(m)][:most]
         low = min(cfg.merge_similarity, self.config.forgetting.redundancy)
         pairs: dict[tuple[str, str], float] = {}
         for start in range(0, len(chosen), 64):
@@ -331,7 +348,8 @@ class Dreamer:
                 flt = MemoryFilter(scopes=(m.scope,), project=m.project, kinds=(m.kind,), dormant=False)
                 for hit in self._store.query(VectorQuery(dense=vector, filter=flt, limit=cfg.neighbours + 1)):
                     other = by_id.get(hit.id)
-                    if other is None or other.id == m.id or hit.score < low or exempt(other):
+                    if other is None or other.id == m.id or hit.score < low or exempt(other) \
+                            or summaries.is_summary(other):
                         continue
                     if themes.same_subject(m, other):
                         key = (min(m.id, other.id), max(m.id, other.id))
@@ -431,6 +449,76 @@ class Dreamer:
             self._report.forgotten[rule] = self._changes(items, lambda f: self._rewrite(
                 f.memory_id, "dormant", f"{f.rule}: {f.reason}", lambda m: sleep(m, f.rule)))
 
+    # ---------------------------------------------------- category summaries
+    def _summarize_categories(self, current: list[Memory], scanned: list[Memory], now: datetime) -> None:
+        """Each category (scope, project, kind) of at least `summaries.min_members` current memories
+        gets a summary memory; one whose members changed since it was made is superseded by a new
+        one (through the write path). Read after forgetting and consolidation, so it lists what is
+        left; the members are not touched."""
+        cfg = self.config.summaries
+        if cfg.max_per_run <= 0:
+            return
+        # a dormant summary (trimmed by capacity) counts as made: rewriting it each dream would churn
+        made = summaries.latest(m for m in scanned if summaries.is_summary(m))
+        found = summaries.categories(current, kinds=cfg.kinds, min_members=cfg.min_members)
+        due = [(c, ms, fp) for c, ms in found.items()
+               if summaries.stale(made.get(c.key), fp := summaries.fingerprint(ms, changed_at))]
+        if len(due) > cfg.max_per_run:
+            self._report.deferred += len(due) - cfg.max_per_run
+            due = due[:cfg.max_per_run]
+
+        def write(item: tuple[summaries.Category, list[Memory], str]) -> bool:
+            category, members, print_ = item
+            old = made.get(category.key)
+            if old is not None and self._fresh(old.id) is None:
+                old = None
+            if self._write_summary(category, members, print_, old, now):
+                if old is not None:
+                    self._report.summaries_refreshed += 1
+                return True
+            return False
+
+        self._report.summaries = self._changes(due, write)
+
+    def _write_summary(self, category: summaries.Category, members: list[Memory], print_: str,
+                       old: Memory | None, now: datetime) -> bool:
+        """Store the summary (superseding `old`) and link it to the members it lists. Under the write lock."""
+        cfg = self.config.summaries
+        text, listed = summaries.summary_text(category, members, max_chars=cfg.max_chars, line_chars=cfg.line_chars)
+        first = members[0]
+        memory = Memory(
+            id=str(uuid.uuid4()), content=text, kind=first.kind, scope=first.scope, project=first.project,
+            tags=(summaries.TAG,), provenance=DREAMER, importance=cfg.importance,
+            confidence=min(m.confidence for m in members), created_at=now, recorded_at=now, valid_from=now,
+            metadata={summaries.SUMMARY_OF: category.key, summaries.FINGERPRINT: print_, "members": len(members),
+                      "listed": listed})
+        # stored as made (a summary is not split into claims nor gated against its own members);
+        # a refresh supersedes the old summary as asked
+        self._writer.write([[Formed(memory, explicit_kind=True, replaces=(old.id,) if old is not None else ())]],
+                           gated=old is not None)
+        if self._journal is not None:
+            for member_id in listed:
+                self._journal.add_relation(memory.id, member_id, "elaborates", 0.5, {"summary": True})
+        return True
+
+    # -------------------------------------------------------------- concepts
+    def _count_concepts(self, current: list[Memory]) -> None:
+        """The concepts the current memories name, near-identical names merged; the schematic ones
+        (the most used first, at most `concepts.listed`) are kept for the stats and the audit log."""
+        cfg = self.config.concepts
+        if not cfg.enabled:
+            return
+        found = concepts.concepts(((m.id, e) for m in current for e in m.entities),
+                                  merge_similarity=cfg.merge_similarity, schematic_min=cfg.schematic_min)
+        schematic = [c for c in found if c.schematic]
+        self._report.concepts = len(found)
+        self._report.concepts_merged = sum(len(c.names) - 1 for c in found)
+        self._report.schematic = len(schematic)
+        self.schematic = [c.as_dict() for c in schematic[:cfg.listed]]
+        if self._journal is not None:
+            self._journal.record_op("concepts", None, "lifecycle", None, None,
+                                    {"concepts": len(found), "schematic_count": len(schematic), "schematic": self.schematic})
+
     # ------------------------------------------------------- scope promotion
     def _promote_scope(self, awake: list[tuple[Memory, Strength]], now: datetime) -> None:
         """A project memory confirmed often enough (confidence, recalls, conversations that stated
@@ -446,6 +534,7 @@ class Dreamer:
 
         found = [m.id for m, _ in awake
                  if m.scope == Scope.PROJECT and m.kind.value in rule.kinds and not m.metadata.get("promote_to_global")
+                 and not summaries.is_summary(m)
                  and m.confidence >= rule.min_confidence and m.access_count >= rule.min_recalls
                  and sessions(m) >= rule.min_sessions and not m.immutable]
 

@@ -1,6 +1,7 @@
 """What the lifecycle has done to a store, for `memory_stats` and `mnemex stats`: current memories
 per kind and scope (live counts), per tier and their average retention (as the last dream found
-them), promotions and demotions (the audit log), and the last dream's report."""
+them), promotions and demotions (the audit log), the last dream's report and the concepts it found
+schematic."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ def lifecycle_stats(store: MemoryStore, journal: Any, dreamer: Any, config: Life
     if last is None and journal is not None:
         record = journal.last_op("dream")
         last = record.detail if record is not None else None
+    concepts = None
+    if dreamer.schematic is not None and dreamer.last is not None:
+        concepts = {"concepts": dreamer.last.concepts, "schematic_count": dreamer.last.schematic,
+                    "schematic": dreamer.schematic}
+    elif journal is not None and (record := journal.last_op("concepts")) is not None:
+        concepts = record.detail
     return {
         "preset": config.preset,
         "by_kind": kinds,
@@ -35,4 +42,5 @@ def lifecycle_stats(store: MemoryStore, journal: Any, dreamer: Any, config: Life
         "demotions": ops.get("demote", 0) + ops.get("dormant", 0),
         "lifecycle_ops": {k: v for k, v in ops.items() if v},
         "last_dream": last,
+        "concepts": concepts,
     }

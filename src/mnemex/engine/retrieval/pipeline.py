@@ -3,7 +3,8 @@
 The query is analysed once into a plan (`plan.py`); then each stage, a function over the
 candidate table (`stages/`), runs if `RetrievalConfig` switches it on:
   gate → plan → search (dense + BM25 per searched text, fused; parts of a compound question
-  fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → routine
+  fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → co-activation
+  (memories recalled together with the top hits lifted; off by default) → routine
   (successful tool runs and reads scaled down unless the question is about runs) → diversify
   (MMR, near-duplicates) → exact (a memory holding a rare term of the query verbatim ranks at
   least as high as BM25 alone ranks it) → resolve (a newer memory that says otherwise leads, the older one is
@@ -24,6 +25,7 @@ from mnemex.engine.retrieval.fusion import ranked
 from mnemex.engine.retrieval.neighbours import TimelineCache
 from mnemex.engine.retrieval.plan import plan_query
 from mnemex.engine.retrieval.query import TimeWindow, is_trivial
+from mnemex.engine.retrieval.stages.coactivation import Partners, coactivation
 from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import diversify
 from mnemex.engine.retrieval.stages.exact import exact_floor, holders, rare_terms
@@ -47,6 +49,7 @@ class Retriever:
         self.lifecycle = lifecycle
         self._ctx = ReadContext(store=store, dense=dense, sparse=sparse, vocabulary=vocabulary,
                                 timelines=TimelineCache())
+        self.partners: Partners | None = None  # co-activated memories (the journal's), set by the engine
 
     def search(self, query: str, *, filter: MemoryFilter, limit: int = 10, config: RetrievalConfig | None = None,
                now: datetime | None = None, session_id: str | None = None,
@@ -83,6 +86,7 @@ class Retriever:
         order = ranked({cid: c.relevance for cid, c in cands.items()})
         if cfg.composite:
             order = rescore(order, cands, cfg, plan, window, now, session_id, limit, self.lifecycle)
+        order = coactivation(order, cands, cfg, limit, self.partners)
         order = demote_routine(order, cands, cfg, plan.about_runs)
         order = diversify(ctx, order, cands, cfg, limit)
         if cfg.exact_floor and rare:
