@@ -55,7 +55,7 @@ class MemorizeResult(BaseModel):
 
 class RateResult(BaseModel):
     id: str
-    verdict: str = Field(description="helped or misled, as given.")
+    verdict: str = Field(description="helped, misled or outdated, as given.")
     utility: float = Field(description="0..1 after this feedback; 0.5 = no evidence either way.")
     helped: int = Field(description="Times this memory was rated helpful.")
     misled: int = Field(description="Times this memory was rated misleading.")

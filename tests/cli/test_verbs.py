@@ -50,6 +50,9 @@ def test_list_update_pin_link_related_forget_purge(run, through_daemon):
     related = json.loads(run("related", d, "--json").stdout)
     assert [(r["memory"]["id"], r["relation"]) for r in related["results"]] == [(port["id"], "causes")]
 
+    assert run("rate", p, "helped").stdout.startswith(f"rated {port['id'][:8]} helped: utility 0.55 (1 helped, 0 misled)")
+    assert "invalid choice" in run("rate", p, "great", ok=False).stderr
+
     forgot = json.loads(run("forget", p, "--reason", "moved to the gateway", "--json").stdout)
     assert forgot == {"id": port["id"], "action": "invalidated", "valid_until": forgot["valid_until"]}
     assert [h["id"] for h in listed(run)] == [deploy["id"]]

@@ -27,6 +27,17 @@ async def test_rate_memory_moves_utility_and_counts_verdicts(server, engine):
     assert [o.detail["reason"] for o in ops] == ["misled", "helped"]
 
 
+async def test_rate_memory_outdated_invalidates_through_the_write_path(server, engine):
+    async with Client(server) as c:
+        made = await _call(c, "memorize", {"content": "Nightly builds run on the Jenkins box", "kind": "fact"})
+        out = await _call(c, "rate_memory", {"id": made["id"], "verdict": "outdated"})
+        assert (out["verdict"], out["misled"], out["helped"]) == ("outdated", 1, 0) and out["utility"] < 0.5
+        found = await _call(c, "search_memory", {"query": "where do nightly builds run", "min_confidence": 0})
+        assert made["id"] not in [h["id"] for h in found["results"]]  # hidden from search ...
+    assert engine.get(made["id"]).valid_until is not None  # ... and kept, invalidated
+    assert [o.op for o in engine.journal.ops(memory_id=made["id"])][:2] == ["forget", "feedback"]
+
+
 @pytest.mark.parametrize("args", [
     {"id": "00000000-0000-0000-0000-000000000000", "verdict": "helped"},
     {"id": "not-an-id", "verdict": "misled"},

@@ -1,4 +1,4 @@
-"""Commands that write or read single memories: add, show, update, pin, unpin, forget.
+"""Commands that write or read single memories: add, show, update, pin, unpin, rate, forget.
 
 Every ID may be a full id or a unique prefix of one (6+ characters; the lists print 8)."""
 
@@ -71,6 +71,15 @@ def register(sub: Any) -> None:
         json_flag(p)
         local_flag(p)
         p.set_defaults(func=cmd_update, pinned=pinned, content=None, kind=None, tags=None, importance=None)
+
+    r = command(sub, "rate", "say a memory helped, misled you or is outdated (moves its utility; outdated also invalidates it)",
+                "mnemex rate 3f2a9c1e helped", "mnemex rate 3f2a9c1e outdated   # no longer holds: hidden, kept in its history")
+    r.add_argument("id", metavar="ID", help=ID_HELP)
+    r.add_argument("verdict", choices=("helped", "misled", "outdated"),
+                   help="helped: right and useful; misled: wrong or misleading; outdated: true once, no longer")
+    json_flag(r)
+    local_flag(r)
+    r.set_defaults(func=cmd_rate)
 
     f = command(sub, "forget", "invalidate a memory (hidden from search, kept in its history); --purge erases it",
                 'mnemex forget 3f2a9c1e --reason "we moved to GitHub Actions"',
@@ -150,6 +159,26 @@ def cmd_update(args: argparse.Namespace) -> int:
         return 0
     verb = {True: "pinned", False: "unpinned"}.get(args.pinned, "updated") if set(fields) == {"pinned"} else "updated"
     print(f"{verb} {short(memory['id'])}  [{memory['kind']}] {' '.join(memory['content'].split())[:120]}")
+    return 0
+
+
+def cmd_rate(args: argparse.Namespace) -> int:
+    with store_access(load(), local=args.local) as acc:
+        if acc.local:
+            from mnemex.views import RateResult
+
+            memory = acc.engine.rate(args.id, helped=args.verdict == "helped", actor="user", client=CLIENT)
+            if args.verdict == "outdated":
+                memory = acc.engine.forget(memory.id, reason="rated outdated", actor="user", client=CLIENT)
+            out = RateResult.of(memory, args.verdict).model_dump(mode="json")
+        else:
+            out = acc.call("rate_memory", {"id": args.id, "verdict": args.verdict})
+    if args.json:
+        print_json(out)
+        return 0
+    gone = "; invalidated, kept in its history" if args.verdict == "outdated" else ""
+    print(f"rated {short(out['id'])} {args.verdict}: utility {out['utility']:.2f} "
+          f"({out['helped']} helped, {out['misled']} misled){gone}")
     return 0
 
 

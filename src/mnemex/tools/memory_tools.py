@@ -142,16 +142,20 @@ def register_memory_tools(server: MCPServer, rt: ToolRuntime) -> None:
     @server.tool(title="Rate memory", annotations=hints(read_only=False, destructive=False, idempotent=False))
     async def rate_memory(
         id: MemoryId,
-        verdict: Annotated[Literal["helped", "misled"], Field(description=(
-            "helped: it was right and useful for the task; misled: it was wrong, stale or led you astray."))],
+        verdict: Annotated[Literal["helped", "misled", "outdated"], Field(description=(
+            "helped: it was right and useful for the task; misled: it was wrong or led you astray; outdated: it "
+            "was true once and no longer holds (rated misled and invalidated: hidden from search, kept in its history)."))],
         ctx: Context,
     ) -> Annotated[CallToolResult, RateResult]:
-        """Say whether a memory you used helped or misled you; helpful memories rank higher, misleading ones sink and may go dormant."""
+        """Say whether a memory you used helped, misled you or is outdated; helpful memories rank higher, misleading ones sink and may go dormant, outdated ones are invalidated."""
         with mcp_errors():
             memory = await rt.run(rt.engine.rate, id, helped=verdict == "helped", client=rt.client_for(ctx))
+            if verdict == "outdated":  # through the write path, as forget does: kept in the timeline
+                memory = await rt.run(rt.engine.forget, memory.id, reason="rated outdated", client=rt.client_for(ctx))
         result = RateResult.of(memory, verdict)
+        gone = ", invalidated (kept in its history)" if verdict == "outdated" else ""
         return lean(result, f"rated {render.short(memory.id)} {verdict}: utility {result.utility:.2f} "
-                            f"({result.helped} helped, {result.misled} misled)")
+                            f"({result.helped} helped, {result.misled} misled){gone}")
 
     @server.tool(title="Update memory", annotations=hints(read_only=False, destructive=False, idempotent=True))
     async def update_memory(
