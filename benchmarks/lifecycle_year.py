@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -120,7 +121,7 @@ class CachedEmbedder:
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = sorted(self.vectors)
-        tmp = self.path.with_suffix(".tmp.npz")
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs side by side each write their own
         np.savez(tmp, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
         tmp.replace(self.path)
 
