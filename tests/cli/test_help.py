@@ -32,7 +32,8 @@ def test_every_command_has_a_summary_examples_and_described_options():
 
 def test_the_verbs_of_every_tool_exist():
     assert {"add", "search", "show", "list", "recent", "update", "pin", "unpin", "forget", "link", "related",
-            "timeline", "history", "stats", "import", "export", "reindex"} <= set(commands())
+            "timeline", "history", "stats", "import", "export", "reindex", "rate", "blocks", "block",
+            "dream"} <= set(commands())
 
 
 def test_the_parser_lists_are_the_models():

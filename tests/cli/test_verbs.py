@@ -135,3 +135,16 @@ def test_progress_bar_on_a_terminal_only(run, tmp_path):
     os.close(main)
     assert proc.returncode == 0 and len(export.read_text().splitlines()) == 40
     assert b"exporting:" in drawn and b"/40 [" in drawn and b"exported 40 memories" in drawn, drawn[-400:]
+
+
+def test_blocks_shown_and_edited_in_process_and_a_daemon_without_block_tools_says_what_to_do(run):
+    run.env["MNEMEX_LOCAL"] = "1"
+    assert run("block", "append", "user", "Prefers answers with the code first").stdout.startswith("appended to user")
+    assert run("block", "replace", "user", "code first", "code first, then why").stdout.startswith("replaced in user")
+    blocks = {b["label"]: b for b in json.loads(run("blocks", "--json").stdout)}
+    assert blocks["user"]["value"] == "Prefers answers with the code first, then why" and blocks["user"]["scope"] == "global"
+    missing = run("block", "replace", "user", "not there", "x", ok=False)
+    assert missing.returncode != 0 and len(missing.stderr.strip().splitlines()) == 1
+    del run.env["MNEMEX_LOCAL"]  # the next command starts a daemon with the default (context) strategy
+    refused = run("block", "append", "user", "x", ok=False)
+    assert refused.returncode == 1 and "self_editing" in refused.stderr and "--local" in refused.stderr

@@ -16,7 +16,7 @@ import sys
 from typing import Sequence
 
 from mnemex import __version__
-from mnemex.cli import browse, memories, service, transfer
+from mnemex.cli import blocks, browse, memories, service, transfer
 from mnemex.cli.parser import Parser
 from mnemex.entry import run_hook
 from mnemex.errors import MnemexError
@@ -66,6 +66,6 @@ def build_parser() -> Parser:
                       "id or a unique prefix of one (6+ characters).")
     p.add_argument("--version", action="version", version=f"mnemex {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for group in (service, memories, browse, transfer):
+    for group in (service, memories, blocks, browse, transfer):
         group.register(sub)
     return p
