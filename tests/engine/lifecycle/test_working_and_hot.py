@@ -123,3 +123,18 @@ def test_close_statements_with_different_values_are_not_the_same_subject():
     assert not same_subject(m("Service svc0 listens on port 8000"), m("Service svc9 listens on port 8009"))
     assert same_subject(m("Service svc0 listens on port 8000"), m("svc0 listens on port 8000, behind the gateway"))
     assert same_subject(m("Deploys go out on Tuesdays"), m("We deploy on Tuesdays"))
+
+
+def test_statements_that_trade_a_word_are_neither_merged_nor_redundant():
+    """On the blind year benchmark the redundancy rule (cosine > 0.9) sent the newer of 'Priya owns ...' /
+    'Marcus owns ...' dormant when the older was a weekly-recalled favourite: R@5 of valid facts fell."""
+    from mnemex.engine.lifecycle.themes import same_subject
+    from mnemex.models import MemoryKind
+
+    def fact(i: int, text: str) -> Memory:
+        return Memory(id=f"00000000-0000-4000-8000-00000000000{i}", content=text, kind=MemoryKind.FACT, project="/p")
+
+    old, new = fact(1, "Priya is on call for the billing-api alerts."), fact(2, "Marcus is on call for the billing-api alerts.")
+    assert not same_subject(old, new)
+    again = fact(3, "Reminder: Priya is on call for the billing-api alerts.")
+    assert same_subject(old, again)

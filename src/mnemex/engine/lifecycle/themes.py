@@ -13,6 +13,7 @@ import re
 from typing import Iterable, Sequence
 
 from mnemex.engine.lifecycle.strength import as_utc
+from mnemex.engine.statements import Statement, read, swaps_words
 from mnemex.models import Memory
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -29,16 +30,32 @@ def specifics(text: str) -> frozenset[str]:
 
 
 def same_subject(a: Memory, b: Memory) -> bool:
-    """Two memories may be merged: the same kind, scope and project, entities that overlap (or
-    are missing on one side: a paraphrase may name nothing), and no specific token of each that
-    the other lacks (`port 8000` and `port 8009` are two facts however close their embeddings)."""
+    """Two memories may be merged (or one sent dormant as redundant): the same kind, scope and project,
+    entities that overlap (or are missing on one side: a paraphrase may name nothing), no specific
+    token of each that the other lacks (`port 8000` and `port 8009` are two facts however close their
+    embeddings), and no word traded for another (`statements.swaps_words`, the write gate's rule)."""
     if (a.kind, a.scope, a.project) != (b.kind, b.scope, b.project):
         return False
     ea, eb = {e.lower() for e in a.entities}, {e.lower() for e in b.entities}
     if ea and eb and not ea & eb:
         return False
     sa, sb = specifics(a.content), specifics(b.content)
-    return sa <= sb or sb <= sa
+    if not (sa <= sb or sb <= sa):
+        return False
+    return not _traded(read(a.content, tuple(a.entities)), read(b.content, tuple(b.entities)))
+
+
+def _traded(a: Statement, b: Statement) -> bool:
+    """Each holds words the other lacks where it matters: in what the sentence is about ("Priya owns
+    the billing alerts" / "Marcus owns ..."), or two or more on each side ("... the metrics-cron
+    database" / "... the search-sdk dashboards"). Two facts, or a fact and what replaced it; a
+    rewording that drops one word and adds a detail ("Service svc0 listens ..." / "svc0 listens ...,
+    behind the gateway") is still one."""
+    if not swaps_words(a, b):
+        return False
+    if a.head - b.keys - b.parts and b.head - a.keys - a.parts:
+        return True
+    return len(a.keys - b.keys - b.parts) >= 2 and len(b.keys - a.keys - a.parts) >= 2
 
 
 def clusters(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
