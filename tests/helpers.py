@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from mnemex.models import NewMemory, WriteOutcome
+from mnemex.models import Memory, MemoryKind, NewMemory, WriteOutcome, utcnow
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
 REPO = TESTS.parent
+
+
+def import_aged(engine: Any, content: str, *, project: str, kind: MemoryKind, days: float, **fields: Any) -> str:
+    """Store `content` as it is (no write gate), created `days` ago; its id."""
+    created = utcnow() - timedelta(days=days)
+    memory = Memory(id=str(uuid.uuid4()), content=content, kind=kind, project=project, created_at=created,
+                    recorded_at=created, valid_from=created, **fields)
+    engine.import_memories([memory])
+    return memory.id
 
 
 async def call_ok(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:

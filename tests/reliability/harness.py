@@ -112,11 +112,10 @@ _PACKED = re.compile(rb"\x01[0-9a-fA-F,-]{0,4000}\n")
 def _packed_values(data: bytes) -> Iterator[bytes]:
     """The inflated text of every packed journal value in `data`, wherever it lies (a live row, a
     freed page, the WAL): a leak must not hide behind compression."""
-    from mnemex.store.journal.packing import DICTIONARY
+    from mnemex.store.journal.packing import unpack
 
     for m in _PACKED.finditer(data):
-        inflate = zlib.decompressobj(-15, zdict=DICTIONARY)
-        try:
-            yield inflate.decompress(data[m.end():m.end() + 1_000_000])
-        except zlib.error:
+        try:  # what follows the stream in the file is left over, not an error
+            yield unpack(data[m.start():m.end() + 1_000_000]).encode()
+        except (zlib.error, UnicodeDecodeError):
             continue

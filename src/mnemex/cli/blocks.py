@@ -47,7 +47,7 @@ def _call(acc: Any, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     try:
         return acc.call(tool, arguments)
     except DaemonError as exc:
-        if "unknown tool" in str(exc).lower() or "not found" in str(exc).lower():
+        if f"unknown tool: {tool}" in str(exc).lower():  # the daemon's strategy does not serve it
             raise InvalidInputError("the running daemon serves the block tools only with retrieval.strategy = "
                                     "self_editing: stop it (`mnemex daemon stop`) and add --local") from None
         raise

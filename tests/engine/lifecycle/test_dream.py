@@ -17,6 +17,7 @@ from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.factory import build_engine
 from mnemex.errors import InvalidInputError
 from mnemex.models import Lifecycle, Memory, MemoryKind, MemoryStatus, utcnow
+from tests.helpers import import_aged
 
 PROJECT = "/work/proj"
 DUPLICATES = (
@@ -41,11 +42,7 @@ def capped(tmp_path, embedder):
 
 
 def _import(engine, content: str, *, kind=MemoryKind.FACT, days: float = 20.0, **fields) -> str:
-    created = utcnow() - timedelta(days=days)
-    memory = Memory(id=str(uuid.uuid4()), content=content, kind=kind, project=PROJECT, created_at=created,
-                    recorded_at=created, valid_from=created, **fields)
-    engine.import_memories([memory])
-    return memory.id
+    return import_aged(engine, content, project=PROJECT, kind=kind, days=days, **fields)
 
 
 def test_a_dream_merges_expires_keeps_pinned_trims_audits_and_never_deletes(capped):

@@ -5,7 +5,6 @@ nodes merged and counted; the hit rate; the co-activation boost in the read path
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 
 import pytest
 
@@ -14,6 +13,7 @@ from mnemex.config.dream import SummaryConfig
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.factory import build_engine
 from mnemex.models import Memory, MemoryKind, MemoryStatus, utcnow
+from tests.helpers import import_aged
 
 PROJECT = "/work/shop"
 CONVENTIONS = (
@@ -34,11 +34,7 @@ def summarizing(tmp_path, embedder):
 
 
 def _import(engine, content: str, *, kind=MemoryKind.CONVENTION, days: float = 3.0, **fields) -> str:
-    created = utcnow() - timedelta(days=days)
-    memory = Memory(id=str(uuid.uuid4()), content=content, kind=kind, project=PROJECT, created_at=created,
-                    recorded_at=created, valid_from=created, **fields)
-    engine.import_memories([memory])
-    return memory.id
+    return import_aged(engine, content, project=PROJECT, kind=kind, days=days, **fields)
 
 
 def _summaries(engine):
