@@ -18,6 +18,9 @@ useful). At each checkpoint (month ends; quarter ends with --quick) it reports:
   statements or noise/tool events, before and after the lifecycle step;
 * the lifecycle step: `--mode none` nothing; `sweep` `engine.sweep()`; `dream` `engine.dream(now=t)`
   then `engine.sweep()` ("dream: not available" and sweep alone while the engine has no dream).
+  With `--every DAYS` (default 7) the same step also runs every DAYS between checkpoints, unmeasured
+  but timed (`between` in the row), as the daemon's daily dream would: one dream a month does
+  at most `dream.max_changes` changes, fewer than a month of writes.
   Its time, and the latency of a search running concurrently in a loop (max and p50), against the
   same loop run alone just before.
 
@@ -41,7 +44,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -302,17 +305,44 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alon
     return out
 
 
+def between(checkpoints: list[datetime], every_days: float) -> list[datetime]:
+    """The times the lifecycle also runs between checkpoints: every `every_days` from the first
+    item's month start, not within a day of a checkpoint (which runs it anyway)."""
+    if every_days <= 0 or not checkpoints:
+        return []
+    start = checkpoints[0].replace(day=1, hour=23, minute=59)
+    out, t = [], start + timedelta(days=every_days) - timedelta(days=1)
+    while t < checkpoints[-1]:
+        if all(abs((t - c).total_seconds()) >= 86_400 for c in checkpoints):
+            out.append(t)
+        t += timedelta(days=every_days)
+    return out
+
+
+def quiet_step(engine: Any, mode: str, t: datetime, tally: dict[str, float]) -> None:
+    """The lifecycle between checkpoints (as the daemon would run it), timed, nothing asked."""
+    start = time.perf_counter()
+    if mode == "dream" and getattr(engine, "dream", None) is not None:
+        engine.dream(now=t)
+    engine.sweep()
+    tally["runs"] = tally.get("runs", 0) + 1
+    tally["seconds"] = tally.get("seconds", 0.0) + time.perf_counter() - start
+
+
 def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
-        max_questions: int | None = None) -> list[dict[str, Any]]:
+        max_questions: int | None = None, every_days: float = 0.0) -> list[dict[str, Any]]:
     clock = Clock(year.items[0].at)
     replay = Replay({i.key: i for i in year.items})
     with tempfile.TemporaryDirectory(prefix="mnemex-year-") as tmp:
         engine, embedder = build(Path(tmp), clock, cache_dir)
         try:
             embedder.prefill([i.text for i in year.items], [q.text for q in year.questions])
+            extra = between(checkpoints, every_days) if mode != "none" else []
             events = sorted([(i.at, 0, i) for i in year.items] + [(r.at, 1, r) for r in year.recalls]
-                            + [(t, 2, t) for t in checkpoints], key=lambda e: (e[0], e[1]))
+                            + [(t, 2, t) for t in checkpoints] + [(t, 3, t) for t in extra],
+                            key=lambda e: (e[0], e[1]))
             rows, done, t0 = [], 0, time.perf_counter()
+            tally: dict[str, float] = {}
             for at, kind, event in events:
                 if kind == 0:
                     ingest(engine, event, clock, replay)
@@ -322,9 +352,15 @@ def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
                 elif kind == 1:
                     clock.now = at
                     recall(engine, replay, event)
+                elif kind == 3:
+                    clock.now = at
+                    quiet_step(engine, mode, at, tally)
                 else:
                     clock.now = at
                     rows.append(checkpoint(engine, year, at, mode, replay, done, max_questions))
+                    if tally:
+                        rows[-1]["between"] = tally
+                        tally = {}
                     _progress(row_line(rows[-1]))
                     embedder.save()  # a cut run keeps what it embedded
             embedder.save()
@@ -378,6 +414,8 @@ def row_line(row: dict[str, Any]) -> str:
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
     if "dream_s" in step:
         extra += f" [dream {step['dream_s']:.2f} s{', ' + step['dream_error'] if 'dream_error' in step else ''}]"
+    if row.get("between"):
+        extra += f" [{row['between']['runs']:.0f} runs between, {row['between']['seconds']:.0f} s]"
     if step.get("during", {}).get("errors"):
         extra += f" [{step['during']['errors']} searches failed: {step['during']['first_error']}]"
     return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} "
@@ -410,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--cache-dir", type=Path, default=CACHE)
     ap.add_argument("--max-questions", type=int, help="questions asked per checkpoint at most (150; 60 --quick)")
+    ap.add_argument("--every", type=float, default=7.0, metavar="DAYS",
+                    help="also run the lifecycle (dream and sweep, or sweep) every DAYS between checkpoints, as the "
+                         "daemon would (it dreams daily by default); 0 = only at checkpoints (default 7)")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
     ap.add_argument("--misses", action="store_true", help="print the questions missed at the last checkpoint")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),
@@ -436,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(at most {args.max_questions} asked per checkpoint), {len(year.recalls)} recalls; "
           f"mode {args.mode}", flush=True)
     t0 = time.perf_counter()
-    rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions)
+    rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions, args.every)
     for row in rows[:-1]:
         print(row_line(row))
     if args.misses:
@@ -446,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"write actions {rows[-1]['actions']}, embedding cache misses {rows[-1]['embed_misses']}, "
           f"{time.perf_counter() - t0:.0f} s in all")
     if args.json:
-        args.json.write_text(json.dumps({"version": GENERATOR_VERSION, "n": n, "mode": args.mode, "rows": rows},
+        args.json.write_text(json.dumps({"version": GENERATOR_VERSION, "n": n, "mode": args.mode, "every": args.every,
+                                         "rows": rows},
                                         indent=1, default=str))
     return 0
 

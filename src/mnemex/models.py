@@ -29,6 +29,11 @@ class MemoryKind(StrEnum):
     NOTE = "note"
 
 
+#: Records of what happened (a session's episodes, captured tool runs), as opposed to knowledge:
+#: never gated, consolidated or promoted as knowledge, and the first to leave the active set.
+RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
+
+
 class Scope(StrEnum):
     PROJECT = "project"
     GLOBAL = "global"

@@ -102,3 +102,14 @@ def test_the_lifecycle_step_says_when_dream_is_missing_and_survives_a_failing_dr
 
 COUNTS = {"store": 1, "valid": 1, "active": 1, "active_holds": {"stale": 0, "noise": 0, "tool": 0}}
 ASKED = {"questions": 1, "recall5": 1.0, "stale5": 0.0, "noise5": 0.0}
+
+
+def test_the_lifecycle_also_runs_every_few_days_between_checkpoints_never_beside_one() -> None:
+    from datetime import datetime, timezone
+
+    from benchmarks.lifecycle_year import between
+
+    ends = [datetime(2026, 1, 31, 23, 59, tzinfo=timezone.utc), datetime(2026, 2, 28, 23, 59, tzinfo=timezone.utc)]
+    days = [t.day for t in between(ends, 7)]
+    assert days == [7, 14, 21, 28, 4, 11, 18, 25]  # Feb 28 is the checkpoint itself
+    assert between(ends, 0) == []

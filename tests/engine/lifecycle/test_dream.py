@@ -72,7 +72,8 @@ def test_a_dream_merges_expires_keeps_pinned_trims_audits_and_never_deletes(capp
     found = engine.search("when is the staging database reset?", limit=3)
     assert found[0].memory.id == theme.id
 
-    assert report.forgotten == {"contradiction": 0, "foresight": 1, "utility_floor": 1, "redundancy": 0, "capacity": 4}
+    assert report.forgotten == {"contradiction": 0, "foresight": 1, "records": 0, "utility_floor": 1, "redundancy": 0,
+                                "capacity": 4}
     assert engine.get(plan).lifecycle.dormant and engine.get(stale).lifecycle.dormant
     assert engine.get(pinned) == before[pinned]  # pinned: untouched, whatever its utility
     trimmed = [i for i in chatter if engine.get(i).lifecycle.dormant]

@@ -34,6 +34,9 @@ def test_episodic_memories_are_promoted_by_recalls_sustained_utility_or_shared_e
     assert decide(_memory(days=5, utility=0.75), NOW, DEFAULT) is None  # not sustained long enough
     assert decide(_memory(days=5), NOW, DEFAULT, entity_sessions=3).reason.startswith("an entity shared with 3")
     assert decide(_memory(days=5), NOW, DEFAULT, entity_sessions=2) is None
+    # records are not knowledge: a tool run naming a component seen in many sessions stays where it is
+    assert decide(_memory(MemoryKind.TOOL_EVENT, days=5), NOW, DEFAULT, entity_sessions=30) is None
+    assert decide(_memory(MemoryKind.TOOL_EVENT, recalls=3, idle=1), NOW, DEFAULT).target == "semantic"
 
 
 def test_demotion_to_dormant_needs_idle_time_and_low_utility():
@@ -117,3 +120,43 @@ def test_the_capacity_trim_sends_records_dormant_before_any_knowledge():
                    project="/p", importance=0.9, created_at=NOW - timedelta(days=30)) for i in range(3)]
     out = capacity([(m, assess(m, NOW, config)) for m in facts + runs], config, set())
     assert sorted(f.memory_id[-2:] for f in out) == ["e0", "e1", "e2", "f0"]  # by keep score alone: f0-f2 first
+
+
+def test_redundancy_sends_dormant_only_what_the_kept_memory_already_says():
+    """Cosine above 0.9 is not redundancy on its own: the less useful of two close statements goes
+    dormant only when it holds no value, name or negation the more useful one lacks."""
+    from mnemex.engine.lifecycle.forgetting import redundancy
+
+    def fact(i: int, text: str, recalls: int) -> Memory:
+        return Memory(id=f"00000000-0000-4000-8000-00000000000{i}", content=text, kind=MemoryKind.FACT,
+                      project="/p", access_count=recalls, created_at=NOW - timedelta(days=100 - i))
+
+    favourite = fact(1, "checkout-api listens on port 8080 in staging.", recalls=9)
+    moved = fact(2, "checkout-api listens on port 9090 in staging.", recalls=0)
+    detail = fact(3, "checkout-api listens on port 8080 in staging, behind the nginx gateway.", recalls=0)
+    again = fact(4, "Reminder: checkout-api listens on port 8080 in staging.", recalls=0)
+    assessed = {m.id: (m, assess(m, NOW, DEFAULT)) for m in (favourite, moved, detail, again)}
+    pairs = [(favourite.id, m.id, 0.95) for m in (moved, detail, again)]
+    out = redundancy(pairs, assessed)
+    assert [f.memory_id for f in out] == [again.id]
+    assert "redundant with " + favourite.id in out[0].reason
+
+
+def test_tool_runs_nobody_recalled_for_a_month_go_dormant_knowledge_does_not():
+    from mnemex.config.dream import ForgettingConfig
+    from mnemex.engine.lifecycle.forgetting import records
+
+    old_run = _memory(MemoryKind.TOOL_EVENT, days=40, n=1)
+    recalled = _memory(MemoryKind.TOOL_EVENT, days=40, idle=3, n=2, recalls=1)
+    fresh_run = _memory(MemoryKind.TOOL_EVENT, days=20, n=3)
+    episode = _memory(MemoryKind.EPISODE, days=40, n=4)
+    fact = _memory(MemoryKind.FACT, days=400, n=5)
+    pinned = _memory(MemoryKind.TOOL_EVENT, days=40, n=6, pinned=True)
+    items = [old_run, recalled, fresh_run, episode, fact, pinned]
+    out = records([(m, assess(m, NOW, DEFAULT)) for m in items], DEFAULT)
+    assert [f.memory_id for f in out] == [old_run.id]
+    assert out[0].reason == "a tool event nobody recalled for 40 days"
+    both = DEFAULT.model_copy(update={"forgetting": ForgettingConfig(record_kinds=("episode", "tool_event"))})
+    assert {f.memory_id for f in records([(m, assess(m, NOW, both)) for m in items], both)} == {old_run.id, episode.id}
+    off = DEFAULT.model_copy(update={"forgetting": ForgettingConfig(record_idle_days=None)})
+    assert records([(m, assess(m, NOW, off)) for m in items], off) == []

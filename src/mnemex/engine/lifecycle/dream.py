@@ -419,7 +419,7 @@ class Dreamer:
     def _forget(self, active: list[Memory], current: dict[str, Memory],
                 assessed: dict[str, tuple[Memory, Strength]], redundant: list[tuple[str, str, float]],
                 now: datetime) -> None:
-        """The five rules in order; each memory is sent dormant once, by the first rule that names it."""
+        """The six rules in order; each memory is sent dormant once, by the first rule that names it."""
         rules = self.config.forgetting
         chosen: dict[str, forgetting.Forget] = {}
 
@@ -431,6 +431,7 @@ class Dreamer:
             add(forgetting.contradiction(self._journal.edges("contradicts"), current))
         if rules.foresight:
             add(forgetting.foresight(active, now))
+        add(forgetting.records(assessed.values(), self.config))
         add(forgetting.utility_floor(assessed.values(), self.config))
         add(forgetting.redundancy(redundant, assessed))
         live = [(m, s) for m, s in assessed.values() if m.id not in self._merged]

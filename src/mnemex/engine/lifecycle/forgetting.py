@@ -1,5 +1,5 @@
 """Strategic forgetting as pure rules (seed 001), in its order: contradiction cleanup, foresight
-expiry, utility floor, redundancy, capacity trim. Each rule names memories to send dormant and
+expiry, records expiry (ours), utility floor, redundancy, capacity trim. Each rule names memories to send dormant and
 why; the dream applies them (`dream.py`). Nothing is ever deleted, and pinned, immutable and
 flashbulb memories are never chosen."""
 
@@ -13,12 +13,13 @@ from typing import Iterable, Sequence
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle.policy import exempt
 from mnemex.engine.lifecycle.strength import Strength, as_utc
-from mnemex.models import Memory, MemoryKind
+from mnemex.engine.statements import holds_all, read
+from mnemex.models import RECORD_KINDS, Memory
 
-RULES = ("contradiction", "foresight", "utility_floor", "redundancy", "capacity")
+RULES = ("contradiction", "foresight", "records", "utility_floor", "redundancy", "capacity")
 #: What the capacity trim sends dormant before any knowledge: records of what happened, still
 #: searchable (`include_dormant`, `search_past_sessions`) and reactivated when recalled.
-RECORDS = frozenset({MemoryKind.TOOL_EVENT, MemoryKind.EPISODE})
+RECORDS = RECORD_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,19 @@ def foresight(memories: Iterable[Memory], now: datetime) -> list[Forget]:
             and not exempt(m) and not m.lifecycle.dormant]
 
 
+def records(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:
+    """Records of the configured kinds (captured tool runs) that nobody recalled for
+    `forgetting.record_idle_days`: their moment has passed, and by the thousand they crowd a
+    project's knowledge out of the top results (`benchmarks/lifecycle_year.py`)."""
+    rule = config.forgetting
+    if rule.record_idle_days is None:
+        return []
+    kinds = set(rule.record_kinds)
+    return [Forget(m.id, "records", f"a {m.kind.value.replace('_', ' ')} nobody recalled for {s.idle_days:.0f} days")
+            for m, s in assessed
+            if m.kind.value in kinds and s.idle_days >= rule.record_idle_days and may_sleep(m, s, config)]
+
+
 def utility_floor(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:
     """Memories feedback found unhelpful (utility under the floor, as feedback left it) and unused long."""
     rule = config.forgetting
@@ -75,8 +89,9 @@ def usefulness(memory: Memory, strength: Strength) -> tuple[float, int, float, d
 
 
 def redundancy(pairs: Iterable[tuple[str, str, float]], assessed: dict[str, tuple[Memory, Strength]]) -> list[Forget]:
-    """For each redundant pair (most similar first): the less useful side, unless exempt; a memory
-    kept for one pair is not sent dormant for another."""
+    """For each redundant pair (most similar first): the less useful side, unless exempt or unless
+    it says something the kept side does not (`subsumed`); a memory kept for one pair is not sent
+    dormant for another."""
     out: dict[str, Forget] = {}
     kept: set[str] = set()
     for a, b, sim in sorted(pairs, key=lambda p: -p[2]):
@@ -84,11 +99,21 @@ def redundancy(pairs: Iterable[tuple[str, str, float]], assessed: dict[str, tupl
             continue
         hi, lo = sorted((a, b), key=lambda i: usefulness(*assessed[i]), reverse=True)
         memory = assessed[lo][0]
-        if lo in kept or exempt(memory) or memory.lifecycle.dormant:
+        if lo in kept or exempt(memory) or memory.lifecycle.dormant or not subsumed(memory, assessed[hi][0]):
             continue
         out[lo] = Forget(lo, "redundancy", f"redundant with {hi} (cosine {sim:.2f}), which proved more useful")
         kept.add(hi)
     return list(out.values())
+
+
+def subsumed(memory: Memory, by: Memory) -> bool:
+    """Does `by` hold everything `memory` says: no value, name, negation or content word of
+    `memory` that `by` lacks (`statements.holds_all`)? Similarity
+    alone is not redundancy: on the blind year benchmark the seed's rule (cosine > 0.9, the less
+    useful side dormant) hid the newer of two facts that differ in one name or value, because the
+    older was a recalled favourite."""
+    older, newer = read(by.content, tuple(by.entities)), read(memory.content, tuple(memory.entities))
+    return holds_all(older, newer)
 
 
 def keep_score(strength: Strength) -> float:

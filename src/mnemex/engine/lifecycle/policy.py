@@ -22,7 +22,7 @@ from typing import Iterable, Literal
 
 from mnemex.config.lifecycle import LifecycleConfig, TierSpec
 from mnemex.engine.lifecycle.strength import Strength, assess, days_between
-from mnemex.models import Memory
+from mnemex.models import RECORD_KINDS, Memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,10 @@ def promotion(memory: Memory, spec: TierSpec, strength: Strength, now: datetime,
     if spec.promote_utility is not None and memory.lifecycle.utility_at is not None \
             and strength.utility >= spec.promote_utility and strength.age_days >= spec.promote_min_age_days:
         return f"utility {strength.utility:.2f} at {strength.age_days:.0f} days"
-    if spec.promote_entity_episodes is not None and entity_sessions >= spec.promote_entity_episodes:
+    # convergent evidence is for knowledge: a test run that names a busy component in every session
+    # is not knowledge because of it (on the year benchmark this rule promoted tool runs by the hundred)
+    if spec.promote_entity_episodes is not None and entity_sessions >= spec.promote_entity_episodes \
+            and memory.kind not in RECORD_KINDS:
         return f"an entity shared with {entity_sessions} memories of other sessions"
     if spec.promote_surprise is not None and memory.lifecycle.surprise >= spec.promote_surprise:
         return f"surprise {memory.lifecycle.surprise:.2f}"

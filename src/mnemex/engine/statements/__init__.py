@@ -13,6 +13,7 @@ from mnemex.engine.statements.compare import (
     compare,
     conflict,
     evidence,
+    holds_all,
 )
 from mnemex.engine.statements.reading import Statement, read
 
@@ -21,4 +22,4 @@ from mnemex.engine.statements.reading import Statement, read
 MAY_REPLACE = "may_replace"
 MAYBE_OUTDATED_BY = "maybe_outdated_by"
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "read", "swaps_words"]
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words"]

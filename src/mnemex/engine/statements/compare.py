@@ -296,6 +296,14 @@ def adds_nothing(old: Statement, new: Statement) -> bool:
             and not (new.change >= 0.7 and new.change > old.change))  # a cue the old one holds too is no news
 
 
+def holds_all(old: Statement, new: Statement) -> bool:
+    """Does `old` say everything `new` says: no value, name or negation of `new` it lacks
+    (`adds_nothing`) and no content word either, a reminder's own words aside? Stricter than a
+    restatement: "..., behind the nginx gateway" adds a detail, however close the embeddings."""
+    gained = new.keys - old.keys - old.parts - old.value_texts - _RESTATE_WORDS
+    return adds_nothing(old, new) and not gained
+
+
 def _restates(old: Statement, new: Statement, e: Evidence, similarity: float | None) -> bool:
     if not adds_nothing(old, new):
         return False

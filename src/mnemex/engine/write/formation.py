@@ -26,11 +26,10 @@ from mnemex.engine.write.observe.entities import extract_entities
 from mnemex.engine.write.observe.shape import ObserveFlag
 from mnemex.engine.write.observe.signals import Channels, importance
 from mnemex.engine.write.redact import redact
-from mnemex.models import Memory, MemoryKind, NewMemory
+from mnemex.models import RECORD_KINDS, Memory, MemoryKind, NewMemory
 
 log = logging.getLogger(__name__)
 
-RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 #: Flags that keep a memory out of automatic injection (it stays searchable on request).
 NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CONTENT})
 #: Metadata key under which a memory keeps the channels its importance was estimated from.

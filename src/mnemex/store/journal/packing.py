@@ -12,7 +12,6 @@ gets a new version byte.
 
 from __future__ import annotations
 
-import json
 import zlib
 from typing import Any, Iterator
 

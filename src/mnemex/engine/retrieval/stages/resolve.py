@@ -36,16 +36,15 @@ from mnemex.engine.statements import (
     evidence,
     read,
 )
-from mnemex.models import MemoryFilter, MemoryKind
+from mnemex.models import RECORD_KINDS, MemoryFilter
 
 #: Records of what happened are never outdated: they stay true of their moment.
-_RECORDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 
 
 def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: RetrievalConfig, flt: MemoryFilter,
             limit: int, qvec: Sequence[float] | None = None) -> tuple[list[str], dict[str, str]]:
     """(the order with each newer statement just above the older one it outdates, {older id: newer id})."""
-    window = [k for k in order[: max(limit, cfg.resolution_window)] if cands[k].memory.kind not in _RECORDS]
+    window = [k for k in order[: max(limit, cfg.resolution_window)] if cands[k].memory.kind not in RECORD_KINDS]
     if not window:
         return order, {}
     flagged = {k: cands[k].memory.metadata.get(MAYBE_OUTDATED_BY) for k in window}
