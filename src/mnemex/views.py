@@ -210,6 +210,7 @@ class DreamResult(BaseModel):
     utility_drifted: int = Field(description="Memories whose unjudged utility drifted back toward 0.5 (applied as it is read).")
     rehearsed: int = Field(description="Endangered memories (retention under the threshold) strengthened.")
     flashbulbs: int = Field(description="High-arousal memories (incidents, outages, security findings) kept vivid.")
+    captured: int = Field(0, description="Weak memories captured by a strong one of their session (synaptic tagging): storage strength raised.")
     coactivated: int = Field(description="Pairs of memories recalled together whose relation was strengthened.")
     working_promoted: int = Field(description="Working-memory promotion candidates moved one tier up.")
     compared: int = Field(description="Memories compared with their nearest neighbours (new or changed since the last dream first).")

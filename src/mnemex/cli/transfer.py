@@ -153,6 +153,7 @@ def cmd_dream(args: argparse.Namespace) -> int:
     deferred = f", {data['deferred']} left for the next dream" if data["deferred"] else ""
     _report(args, f"dreamt over {data['scanned']} memories in {data['elapsed_seconds']:.1f} s: {data['themes']} themes "
                   f"merged {data['merged']}, {data['rehearsed']} rehearsed, {data['flashbulbs']} flashbulbs, "
+                  f"{data.get('captured', 0)} captured, "
                   f"{data.get('summaries', 0)} category summaries, {data.get('schematic', 0)} schematic concepts, "
                   f"dormant: {forgotten}{deferred}", data)
     return 0

@@ -33,6 +33,10 @@ class DreamConfig(Frozen):
     flashbulb_pin: bool = Field(False, description=(
         "Also pin flashbulb memories (seed: pinned). Off by default: pinned memories head every session's context, "
         "and a year of incidents would crowd it; flashbulb memories are exempt from forgetting and demotion either way."))
+    tag_below: float = Field(0.5, ge=0, le=1, description="Synaptic tagging: a memory stored with importance under this is weak and tagged (seed: 0.5) ...")
+    tag_hours: float = Field(4.0, ge=0, description="... for this many hours (seed: 4 h); 0 = no tagging and capture.")
+    capture_importance: float = Field(0.7, ge=0, le=1, description="Capture: a memory at least this important (seed: 0.7), stored in the same session while a tag lasts, ...")
+    capture_boost: float = Field(1.3, ge=1, description="... multiplies the tagged memory's storage strength by this, once (seed: stability x1.3).")
     cluster_min: int = Field(3, ge=2, description="Least members of a cluster consolidated into a theme memory (seed: 3).")
     merge_similarity: float = Field(0.85, gt=0, le=1, description="Cosine at which memories of one kind and scope are near-duplicates, clustered for consolidation.")
     max_compared: int = Field(1000, ge=0, description="Memories (new or changed since the last run first) compared with their nearest neighbours per run.")

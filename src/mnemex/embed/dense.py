@@ -106,6 +106,14 @@ def prepare_default_model_dir(cache_dir: Path) -> Path:
     return target
 
 
+def embedder_for(settings: Any) -> "FastEmbedder":
+    """The configured dense embedder (`settings.embedding`), not loaded yet: its model files live
+    under the data dir's `models/`."""
+    emb = settings.embedding
+    return FastEmbedder(emb.model, model_path=emb.model_path, cache_dir=settings.data_dir / "models",
+                        query_cache_size=emb.query_cache_size, threads=emb.threads)
+
+
 class FastEmbedder:
     """fastembed TextEmbedding behind a lock, loaded on first use, with an LRU of query vectors."""
 

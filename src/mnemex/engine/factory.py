@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from mnemex.config import Settings
-from mnemex.embed.dense import FastEmbedder
+from mnemex.embed.dense import FastEmbedder, embedder_for
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.service import MemoryEngine
@@ -20,9 +20,7 @@ log = logging.getLogger(__name__)
 
 
 def build_embedder(settings: Settings) -> FastEmbedder:
-    emb = settings.embedding
-    return FastEmbedder(emb.model, model_path=emb.model_path, cache_dir=settings.data_dir / "models",
-                        query_cache_size=emb.query_cache_size, threads=emb.threads)
+    return embedder_for(settings)
 
 
 def _require_writable(data_dir: Path) -> None:

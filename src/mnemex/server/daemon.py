@@ -266,12 +266,17 @@ def run_daemon(settings: Any) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _stop_before_serving)
     try:
+        from mnemex.embed.dense import embedder_for
+
+        # the model loads while the engine's modules import and its store opens, then while the MCP
+        # stack imports: the first search waits for whichever ends last, not for all three in a row
+        embedder = embedder_for(settings)
+        threading.Thread(target=load_model, args=(embedder,), name="mnemex-model", daemon=True).start()
         from mnemex.engine.factory import build_engine
 
         started = time.monotonic()
-        engine = build_engine(settings, default_project=None)
+        engine = build_engine(settings, default_project=None, embedder=embedder)
         log.info("engine ready in %.2f s", time.monotonic() - started)
-        threading.Thread(target=load_model, args=(engine.dense,), name="mnemex-model", daemon=True).start()
         asyncio.run(_serve(settings, files, engine))
         return 0
     except MnemexError as exc:

@@ -32,7 +32,7 @@ def register_lifecycle_tools(server: MCPServer, rt: ToolRuntime) -> None:
         forgotten = ", ".join(f"{k} {v}" for k, v in result.forgotten.items() if v) or "none"
         return lean(result, f"dreamt over {result.scanned} memories in {result.elapsed_seconds:.1f} s: "
                             f"{result.themes} themes merged {result.merged}, dormant: {forgotten}, "
-                            f"{result.rehearsed} rehearsed, {result.flashbulbs} flashbulbs, "
+                            f"{result.rehearsed} rehearsed, {result.flashbulbs} flashbulbs, {result.captured} captured, "
                             f"{result.summaries} category summaries, {result.schematic} schematic concepts"
                             + (f", {result.deferred} left for the next run" if result.deferred else ""))
 

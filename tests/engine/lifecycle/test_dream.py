@@ -268,3 +268,25 @@ def test_the_older_side_of_a_contradiction_goes_dormant_unless_it_is_a_truth_anc
     assert not engine.get(anchor).lifecycle.dormant and not engine.get(rival).lifecycle.dormant
     op = next(o for o in engine.journal.ops(memory_id=older) if o.op == "dormant")
     assert op.detail["reason"] == f"contradiction: contradicted by the newer {newer}"
+
+
+def test_a_strong_memory_captures_the_weak_ones_its_session_tagged_hours_before(engine):
+    """Synaptic tagging and capture (seed 001): a weak memory (importance < 0.5) is tagged for 4 hours;
+    a strong one (>= 0.7) stored in the same session within them raises its storage strength x1.3, once."""
+    from mnemex.models import Provenance
+
+    def note(text: str, hours: float, importance: float, session: str) -> str:
+        return _import(engine, text, days=hours / 24, importance=importance,
+                       provenance=Provenance(source="agent", session_id=session))
+
+    weak = note("The flaky checkout test reads the TZ environment variable", 10, 0.3, "s1")
+    too_early = note("Opened the checkout module to look around", 20, 0.3, "s1")
+    elsewhere = note("The cart test also reads TZ", 9, 0.3, "s2")
+    strong = note("Decision: every test runs with TZ=UTC, set in conftest.py", 8, 0.8, "s1")
+    report = engine.dream(now=utcnow())
+    assert report.captured == 1
+    captured = engine.get(weak)
+    assert captured.metadata["captured_by"] == strong and captured.lifecycle.storage == pytest.approx(1.3)
+    assert all(engine.get(i).lifecycle.storage == 1.0 for i in (too_early, elsewhere, strong))
+    assert any(o.op == "capture" and o.memory_id == weak for o in engine.journal.ops(limit=50))
+    assert engine.dream(now=utcnow()).captured == 0  # once

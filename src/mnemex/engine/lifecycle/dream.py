@@ -1,7 +1,7 @@
 """The dream cycle (seed 001): what the lifecycle does while nobody is asking.
 
 In order: utility decay (counted: the read path drifts utility as it reads), rehearsal of
-endangered memories, flashbulb consolidation, Hebbian co-activation, promotion of working-memory
+endangered memories, flashbulb consolidation, synaptic tagging and capture (`tagging.py`), Hebbian co-activation, promotion of working-memory
 candidates, clustering and consolidation of near-duplicates into theme memories (through the
 write path: the theme supersedes its members), strategic forgetting (`forgetting.py`, in its
 order), category summaries (`summaries.py`: one memory per large project-and-kind category,
@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
-from mnemex.engine.lifecycle import concepts, forgetting, summaries, themes
+from mnemex.engine.lifecycle import concepts, forgetting, summaries, tagging, themes
 from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
@@ -52,7 +52,7 @@ from mnemex.store.base import MemoryStore, VectorQuery
 log = logging.getLogger(__name__)
 
 DREAMER = Provenance(source="dream")
-STEPS = ("scan", "rehearsal", "flashbulb", "coactivation", "working memory", "consolidation", "forgetting",
+STEPS = ("scan", "rehearsal", "flashbulb", "synaptic capture", "coactivation", "working memory", "consolidation", "forgetting",
          "category summaries", "concepts", "scope promotion", "hot tier")
 #: Most members one theme memory replaces.
 MAX_THEME = 12
@@ -69,6 +69,7 @@ class DreamReport:
     utility_drifted: int = 0
     rehearsed: int = 0
     flashbulbs: int = 0
+    captured: int = 0
     coactivated: int = 0
     working_promoted: int = 0
     compared: int = 0
@@ -91,7 +92,7 @@ class DreamReport:
 
     @property
     def changed(self) -> int:
-        return (self.rehearsed + self.flashbulbs + self.working_promoted + self.themes + self.merged
+        return (self.rehearsed + self.flashbulbs + self.captured + self.working_promoted + self.themes + self.merged
                 + sum(self.forgotten.values()) + self.summaries + self.scope_promoted + self.scope_proposed)
 
     def as_dict(self) -> dict[str, Any]:
@@ -162,23 +163,25 @@ class Dreamer:
         self._rehearse(awake, now)
         tell("flashbulb", 2, len(STEPS))
         self._flashbulbs(awake, now)
-        tell("coactivation", 3, len(STEPS))
+        tell("synaptic capture", 3, len(STEPS))
+        self._capture([m for m, _ in awake])
+        tell("coactivation", 4, len(STEPS))
         self._coactivate(current)
-        tell("working memory", 4, len(STEPS))
+        tell("working memory", 5, len(STEPS))
         self._promote_working(current, now)
-        tell("consolidation", 5, len(STEPS))
+        tell("consolidation", 6, len(STEPS))
         redundant = self._consolidate(awake, now)
-        tell("forgetting", 6, len(STEPS))
+        tell("forgetting", 7, len(STEPS))
         self._forget(active, current, assessed, redundant, now)
-        tell("category summaries", 7, len(STEPS))
+        tell("category summaries", 8, len(STEPS))
         again = self._scan()  # what consolidation and forgetting left
         left = [m for m in again if not m.lifecycle.dormant and (m.valid_until is None or as_utc(m.valid_until) > now)]
         self._summarize_categories(left, again, now)
-        tell("concepts", 8, len(STEPS))
+        tell("concepts", 9, len(STEPS))
         self._count_concepts(left)
-        tell("scope promotion", 9, len(STEPS))
+        tell("scope promotion", 10, len(STEPS))
         self._promote_scope(awake, now)
-        tell("hot tier", 10, len(STEPS))
+        tell("hot tier", 11, len(STEPS))
         self._hot.consider((m for m, _ in awake), now)
         self._hot.expire()  # recomputed at its next use, on the engine's clock
         report.hot = len(self._hot.memories(now, cache=False))
@@ -281,6 +284,24 @@ class Dreamer:
 
         self._report.flashbulbs = self._changes(found, lambda item: self._rewrite(
             item[0], "flashbulb", f"arousal {item[1]:.2f}: kept vivid", lambda m: vivid(m, item[1])))
+
+    def _capture(self, awake: list[Memory]) -> None:
+        """Synaptic tagging and capture (`tagging.py`): weak memories a strong one of their session
+        followed within the tag's hours get their storage strength raised, once."""
+        cfg = self.config.dream
+        found = tagging.captures(awake, tag_below=cfg.tag_below, hours=cfg.tag_hours, strong=cfg.capture_importance)
+        storage_max = self.config.storage_max
+
+        def stabilize(memory: Memory, by: str) -> dict[str, Any] | None:
+            if memory.metadata.get(tagging.CAPTURED_BY):
+                return None
+            state = memory.lifecycle
+            return {"metadata": {**memory.metadata, tagging.CAPTURED_BY: by},
+                    "lifecycle": state.model_copy(update={"storage": min(storage_max, state.storage * cfg.capture_boost)})}
+
+        self._report.captured = self._changes(found, lambda pair: self._rewrite(
+            pair[0], "capture", f"tagged, captured by {pair[1]} of its session: storage x{cfg.capture_boost:g}",
+            lambda m: stabilize(m, pair[1])))
 
     def _coactivate(self, current: dict[str, Memory]) -> None:
         """Pairs recalled together since the last dream: their `related_to` weight moves toward 1."""

@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 from typing import Protocol, Sequence
 
-import httpx
-
 from mnemex.engine.write.judge import HttpJudge, _estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -48,7 +46,7 @@ class HttpSummarizer(HttpJudge):
             data = response.json()
             answer = str(data["choices"][0]["message"]["content"]).strip()
             used = int((data.get("usage") or {}).get("total_tokens") or 0)
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+        except self.failures as exc:
             log.warning("consolidation: no answer from the model (%s); merging deterministically", exc.__class__.__name__)
             return None
         self._settle(estimate, used or _estimate_tokens(SYSTEM + prompt + answer))

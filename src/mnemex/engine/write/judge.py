@@ -14,11 +14,12 @@ import logging
 import threading
 import time
 from collections import deque
-from typing import Callable, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from mnemex.config.judge import JudgeConfig
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,11 @@ class HttpJudge:
         self._calls: deque[float] = deque()
         self._tokens: deque[tuple[float, int]] = deque()
         self._lock = threading.Lock()
+        import httpx  # only with a judge configured: httpx's import costs a cold start ~50-100 ms
+
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        #: what a call may raise that means "no answer"
+        self.failures: tuple[type[BaseException], ...] = (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError)
         self._http = httpx.Client(timeout=config.timeout_seconds, headers=headers, transport=transport)
 
     # ---------------------------------------------------------------- budget
@@ -106,7 +111,7 @@ class HttpJudge:
             answer = str(data["choices"][0]["message"]["content"])
             usage = data.get("usage") or {}
             used = int(usage.get("total_tokens") or 0)
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+        except self.failures as exc:
             log.warning("judge: no answer (%s); the rules decide", exc.__class__.__name__)
             return None
         self._settle(estimate, used or _estimate_tokens(SYSTEM + prompt + answer))

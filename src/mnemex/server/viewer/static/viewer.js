@@ -416,7 +416,7 @@ function barChart(title, rows, keys) {
     el("details", {}, el("summary", {}, "as a table"), table));
 }
 
-const DREAM_COLUMNS = ["rehearsed", "flashbulbs", "coactivated", "themes", "merged", "forgotten", "scope_promoted", "hot", "deferred"];
+const DREAM_COLUMNS = ["rehearsed", "flashbulbs", "captured", "coactivated", "themes", "merged", "forgotten", "scope_promoted", "hot", "deferred"];
 function dreamTable(dreams) {
   const cell = (d, k) => (k === "forgotten" && d.forgotten && typeof d.forgotten === "object")
     ? Object.values(d.forgotten).reduce((a, b) => a + b, 0) : (d[k] ?? 0);
