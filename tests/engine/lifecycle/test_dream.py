@@ -106,6 +106,8 @@ def test_recalled_together_strengthens_a_relation_and_flashbulbs_stay_vivid(engi
     b = _import(engine, "Webhook retries use exponential backoff starting at two seconds")
     outage = _import(engine, "Production outage: the payments service went down after the Redis failover",
                      kind=MemoryKind.NOTE, days=1)  # too fresh to need rehearsal
+    listing = _import(engine, "Summary of the 12 current notes:\n- Production outage: the payments service went down",
+                      kind=MemoryKind.NOTE, days=1, metadata={"summary_of": "project:/work/proj:note"})
     engine.recall([a, b])
     report = engine.dream(now=utcnow())
     assert report.coactivated == 1 and report.flashbulbs == 1
@@ -113,6 +115,7 @@ def test_recalled_together_strengthens_a_relation_and_flashbulbs_stay_vivid(engi
     assert edge.weight == pytest.approx(0.1) and edge.detail["co_activations"] == 1
     vivid = engine.get(outage)
     assert vivid.metadata["flashbulb"] is True and vivid.importance >= 0.9 and vivid.lifecycle.storage == 1.5
+    assert "flashbulb" not in engine.get(listing).metadata  # a category summary lists incidents, it is none
     assert engine.dream(now=utcnow()).flashbulbs == 0  # once
 
 

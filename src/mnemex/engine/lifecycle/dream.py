@@ -252,7 +252,7 @@ class Dreamer:
         # records of what happened (episodes, tool events) and memories feedback found unhelpful are
         # left to fade: rehearsing them would keep noise alive
         endangered = [(m, s) for m, s in awake if s.retrievability < cfg.rehearse_below and not exempt(m)
-                      and m.kind not in RECORD_KINDS and s.utility >= 0.5]
+                      and m.kind not in RECORD_KINDS and s.utility >= 0.5 and not summaries.is_summary(m)]
         endangered.sort(key=lambda ms: (-(ms[0].importance * ms[1].utility), ms[0].id))
         storage_max = self.config.storage_max
 
@@ -269,8 +269,9 @@ class Dreamer:
         """High-arousal events (incidents, outages, security findings) become flashbulb memories:
         importance floor, storage boost once, pinned when `flashbulb_pin`; exempt from forgetting."""
         cfg = self.config.dream
+        # a category summary lists incidents among its members' first lines: it is not itself one
         found = [(m.id, a) for m, _ in awake if m.kind != MemoryKind.TOOL_EVENT and not m.metadata.get("flashbulb")
-                 and (a := arousal(m.content)) >= cfg.flashbulb_arousal]
+                 and not summaries.is_summary(m) and (a := arousal(m.content)) >= cfg.flashbulb_arousal]
         storage_max = self.config.storage_max
 
         def vivid(memory: Memory, level: float) -> dict[str, Any] | None:
