@@ -32,6 +32,7 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt
+from mnemex.engine.lifecycle.quiet import collector_paused
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
@@ -133,7 +134,7 @@ class Dreamer:
     # ------------------------------------------------------------------ run
     def run(self, now: datetime, *, limit: int | None = None, progress: Progress | None = None) -> DreamReport:
         """One dream at `now` (see the module docstring); one at a time: a second caller waits."""
-        with self._running:
+        with self._running, collector_paused():
             return self._run(now, limit=limit, progress=progress)
 
     def _run(self, now: datetime, *, limit: int | None, progress: Progress | None) -> DreamReport:

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle import policy
+from mnemex.engine.lifecycle.quiet import collector_paused
 from mnemex.engine.lifecycle.strength import Strength, assess, judged, recalled
 from mnemex.engine.write.path import WritePath
 from mnemex.models import Lifecycle, Memory, MemoryFilter, Provenance
@@ -111,6 +112,10 @@ class LifecycleKeeper:
         """Apply the tier policy to every current memory: promotions first, then demotions, then
         each tier over its capacity hands its weakest down; at most `max_moves` (default
         `sweep_max_moves`) changes, each re-checked on a fresh copy under the write lock."""
+        with collector_paused():
+            return self._sweep(max_moves)
+
+    def _sweep(self, max_moves: int | None) -> SweepReport:
         now = self._clock()
         self._swept_at = time.monotonic()
         limit = self.config.sweep_max_moves if max_moves is None else max_moves
