@@ -104,6 +104,7 @@ def measure(size: int, quick: bool) -> dict:
             out["mcp"] = stats(mcp_searches(engine, mcp_qs))
             out["rss_mb"] = rss_mb()
             out["ingest"] = ingest(engine, embedder, size, 256 if quick else 1024, settings.journal_path)
+            out["dream"] = dream_during_search(engine, cached_qs)
             out["stall"] = stall_during_optimize(engine, cached_qs, min(size // 2, 5000 if quick else 50000))
             out["baselines"] = baselines(engine, size, cached_qs[: (10 if quick else 40)])
         finally:
@@ -200,6 +201,41 @@ def rewrite_points(engine, n: int) -> None:
     for start in range(0, len(records), 512):
         shard.update(qe.UpdateOperation.upsert_points(
             [qe.Point(r.id, r.vector, r.payload) for r in records[start:start + 512]]))
+
+
+def searches_during(engine, queries: list[str], work) -> tuple[float, dict]:
+    """Run `work()` while another thread searches (cached embeddings) one query after another; the
+    work's time and the searches that overlapped it (longest, p50, count), against the same loop alone."""
+    def loop(seconds: float | None, stop: threading.Event) -> list[tuple[float, float]]:
+        lat, i, end = [], 0, (time.perf_counter() + seconds) if seconds else None
+        while not stop.is_set() and (end is None or time.perf_counter() < end):
+            t0 = time.perf_counter()
+            engine.search(queries[i % len(queries)], limit=10)
+            lat.append((t0, (time.perf_counter() - t0) * 1000))
+            i += 1
+        return lat
+
+    alone = [ms for _, ms in loop(2.0, threading.Event())]
+    lat: list[tuple[float, float]] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=lambda: lat.extend(loop(None, stop)))
+    thread.start()
+    time.sleep(0.2)
+    t0 = time.perf_counter()
+    work()
+    t1 = time.perf_counter()
+    stop.set()
+    thread.join()
+    during = [ms for start, ms in lat if start + ms / 1000 >= t0 and start <= t1] or [float("nan")]
+    return t1 - t0, {"longest_ms": max(during), "p50_ms": statistics.median(during), "searches": len(during),
+                     "alone_longest_ms": max(alone), "alone_p50_ms": statistics.median(alone)}
+
+
+def dream_during_search(engine, queries: list[str]) -> dict:
+    """One dream cycle (default settings, its bounded work) while a search loop runs."""
+    report = {}
+    took, out = searches_during(engine, queries, lambda: report.setdefault("r", engine.dream()))
+    return {"dream_s": took, "scanned": report["r"].scanned, "changed": report["r"].changed, **out}
 
 
 def stall_during_optimize(engine, queries: list[str], rewrite: int) -> dict:
@@ -335,6 +371,14 @@ def report(rows: list[dict], quick: bool) -> str:
         cell = lambda m: (f"{st[m]['optimize_s']:.1f} s / {st[m]['longest_ms']:,.0f} ms "  # noqa: E731
                           f"({st[m]['searches']}, p50 {st[m]['p50_ms']:.0f} ms)")
         lines.append(f"| {r['size']:,} | {st['rewritten']:,} | {cell('inprocess')} | {cell('detached')} |")
+    lines += ["", "A dream cycle (default bounds) while a search loop runs (cached embeddings):", "",
+              "| memories | dream s (scanned, changed) | longest search during / alone (ms) | p50 during / alone |",
+              "|---:|---:|---:|---:|"]
+    for r in rows:
+        d = r.get("dream")
+        if d:
+            lines.append(f"| {r['size']:,} | {d['dream_s']:.1f} ({d['scanned']:,}, {d['changed']}) | "
+                         f"{d['longest_ms']:,.0f} / {d['alone_longest_ms']:,.0f} | {d['p50_ms']:.1f} / {d['alone_p50_ms']:.1f} |")
     lines += ["", "Same queries, vectors and project filter "
               "(ms; ratio = baseline p50 / mnemex cached-embedding p50):", "",
               "| memories | mnemex engine p50 | Edge RRF p50 | qdrant-client local RRF p50/p95 (load s) | ratio | "
