@@ -263,6 +263,7 @@ def run_daemon(settings: Any) -> int:
     if isinstance(lock, int):
         return lock
     engine = None
+    loader: threading.Thread | None = None
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _stop_before_serving)
     try:
@@ -271,7 +272,8 @@ def run_daemon(settings: Any) -> int:
         # the model loads while the engine's modules import and its store opens, then while the MCP
         # stack imports: the first search waits for whichever ends last, not for all three in a row
         embedder = embedder_for(settings)
-        threading.Thread(target=load_model, args=(embedder,), name="mnemex-model", daemon=True).start()
+        loader = threading.Thread(target=load_model, args=(embedder,), name="mnemex-model", daemon=True)
+        loader.start()
         from mnemex.engine.factory import build_engine
 
         started = time.monotonic()
@@ -280,9 +282,15 @@ def run_daemon(settings: Any) -> int:
         asyncio.run(_serve(settings, files, engine))
         return 0
     except MnemexError as exc:
+        if loader is not None:
+            loader.join(timeout=60)  # its log line must not come after the reason (the last line is what callers show)
         print(f"mnemex daemon: {exc}", file=sys.stderr)
         return 1
     finally:
+        if loader is not None:
+            # leaving while onnxruntime builds its session aborts the process ("terminate called
+            # without an active exception") and the reason above is lost: let the load end first
+            loader.join(timeout=60)
         try:
             if engine is not None:
                 engine.close()
