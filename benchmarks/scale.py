@@ -203,9 +203,10 @@ def rewrite_points(engine, n: int) -> None:
             [qe.Point(r.id, r.vector, r.payload) for r in records[start:start + 512]]))
 
 
-def searches_during(engine, queries: list[str], work) -> tuple[float, dict]:
+def searches_during(engine, queries: list[str], work, *, alone_s: float = 2.0) -> tuple[float, dict]:
     """Run `work()` while another thread searches (cached embeddings) one query after another; the
-    work's time and the searches that overlapped it (longest, p50, count), against the same loop alone."""
+    work's time and the searches that overlapped it (longest, p50, count), and the same loop run
+    alone for `alone_s` seconds first (0: not run)."""
     def loop(seconds: float | None, stop: threading.Event) -> list[tuple[float, float]]:
         lat, i, end = [], 0, (time.perf_counter() + seconds) if seconds else None
         while not stop.is_set() and (end is None or time.perf_counter() < end):
@@ -215,7 +216,7 @@ def searches_during(engine, queries: list[str], work) -> tuple[float, dict]:
             i += 1
         return lat
 
-    alone = [ms for _, ms in loop(2.0, threading.Event())]
+    alone = [ms for _, ms in loop(alone_s, threading.Event())] if alone_s else []
     lat: list[tuple[float, float]] = []
     stop = threading.Event()
     thread = threading.Thread(target=lambda: lat.extend(loop(None, stop)))
@@ -227,8 +228,10 @@ def searches_during(engine, queries: list[str], work) -> tuple[float, dict]:
     stop.set()
     thread.join()
     during = [ms for start, ms in lat if start + ms / 1000 >= t0 and start <= t1] or [float("nan")]
-    return t1 - t0, {"longest_ms": max(during), "p50_ms": statistics.median(during), "searches": len(during),
-                     "alone_longest_ms": max(alone), "alone_p50_ms": statistics.median(alone)}
+    out = {"longest_ms": max(during), "p50_ms": statistics.median(during), "searches": len(during)}
+    if alone:
+        out |= {"alone_longest_ms": max(alone), "alone_p50_ms": statistics.median(alone)}
+    return t1 - t0, out
 
 
 def dream_during_search(engine, queries: list[str]) -> dict:
@@ -245,29 +248,9 @@ def stall_during_optimize(engine, queries: list[str], rewrite: int) -> dict:
     out = {"rewritten": rewrite}
     for mode in ("inprocess", "detached"):
         rewrite_points(engine, rewrite)
-        lat: list[tuple[float, float]] = []
-        done = threading.Event()
-
-        def searcher() -> None:
-            i = 0
-            while not done.is_set():
-                t0 = time.perf_counter()
-                engine.search(queries[i % len(queries)], limit=10)
-                lat.append((t0, (time.perf_counter() - t0) * 1000))
-                i += 1
-
-        thread = threading.Thread(target=searcher)
-        thread.start()
-        time.sleep(0.3)
-        t0 = time.perf_counter()
-        engine.upkeep.optimize(detached=mode == "detached")
-        t1 = time.perf_counter()
-        time.sleep(0.2)
-        done.set()
-        thread.join()
-        during = [ms for start, ms in lat if start + ms / 1000 >= t0 and start <= t1] or [float("nan")]
-        out[mode] = {"optimize_s": t1 - t0, "longest_ms": max(during), "searches": len(during),
-                     "p50_ms": statistics.median(during)}
+        took, during = searches_during(engine, queries, lambda: engine.upkeep.optimize(detached=mode == "detached"),
+                                       alone_s=0)
+        out[mode] = {"optimize_s": took, **during}
     return out
 
 

