@@ -1,12 +1,14 @@
 """Capture and injection speed, as Claude Code runs the hooks `mnemex init` writes.
 
-    python benchmarks/capture.py [--runs 80] [--events 1000] [--gap 0.25]
+    python benchmarks/capture.py [--runs 80] [--events 1000] [--gap 0.25] [--store 100000]
 
 Each hook is a new process: the hook command `mnemex init` writes for this installation (`python
 -S .../mnemex/hook_script.py`), the recorded payload on stdin (tests/data/hooks), the answer on
 stdout; wall time from spawn to exit. Capture is also timed, in turns with it, through the
 console script (`mnemex hook`): the same hook started the usual way. The store holds
-the coding-agent set's memories (benchmarks/data/coding_bench.json, 204 memories).
+the coding-agent set's memories (benchmarks/data/coding_bench.json, 204 memories), or with
+`--store N` a copy of `scale.py`'s cached synthetic store of N memories (`scale.py --sizes N` builds it),
+the hooks run in its first project and the prompts its queries: hook wall time at 100k.
 
 * floor: `python -c pass`, the interpreter's own start, in the same run (ratios beside times);
 * capture: PostToolUse / PostToolUseFailure (Bash, Edit, MultiEdit, Write, Read), no daemon
@@ -79,16 +81,16 @@ class Hooks:
     """Runs a hook command as Claude Code does, against one scratch store: the command `mnemex
     init` writes for this installation, or (`console=True`) the console script's `mnemex hook`."""
 
-    def __init__(self, env: dict[str, str], project: Path, *, console: bool = False):
+    def __init__(self, env: dict[str, str], project: Path, *, console: bool = False, key: str | None = None):
         from mnemex.clients.launcher import find_launcher
 
         found = shutil.which("mnemex", path=str(Path(sys.executable).parent))
         launcher = find_launcher(found or "", which=lambda _: None)
         self.argv = [*launcher.argv, "hook"] if console else shlex.split(launcher.hook_command)
-        self.env, self.project = env, project
+        self.env, self.project, self.key = env, project, key or str(project)
 
     def fire(self, data: dict[str, Any]) -> tuple[float, str]:
-        data = {**data, "cwd": str(self.project)}
+        data = {**data, "cwd": self.key}  # the project the hook files under (a path need not exist)
         raw = json.dumps(data).encode()
         start = time.perf_counter()
         done = subprocess.run(self.argv, input=raw, capture_output=True, env=self.env, cwd=self.project, timeout=60)
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=60, help="hook runs per measurement")
     ap.add_argument("--events", type=int, default=1000, help="tool events for the ingest measurement")
+    ap.add_argument("--store", type=int, default=0,
+                    help="a copy of scale.py's cached synthetic store of this many memories instead of the coding set")
     ap.add_argument("--gap", type=float, default=0.25,
                     help="seconds between two hooks (an agent's tool uses come seconds apart; back to back, the "
                          "daemon's ingest of the last ones competes for the CPU with the next hook)")
@@ -145,10 +149,21 @@ def main(argv: list[str] | None = None) -> int:
         (root / "config.toml").write_text("[capture]\nmax_per_minute = 1000000\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMEX_")}
         env.update(MNEMEX_DATA_DIR=str(data_dir), MNEMEX_CONFIG=str(root / "config.toml"), HOME=str(root))
-        data = {**data, "project": str(project)}
-        build(data, data_dir).close()
+        key = str(project)
+        if args.store:
+            from benchmarks import scale_data
+
+            if not (scale_data.store_dir(args.store) / "build.json").exists():
+                raise SystemExit(f"capture benchmark: no cached store of {args.store:,} memories; build it first "
+                                 f"with `PYTHONPATH=src:. python benchmarks/scale.py --sizes {args.store}`")
+            scale_data.working_copy(args.store, root)  # -> root / "data"
+            key = scale_data.PROJECTS[0]
+            data = {"cases": [{"query": q} for q in scale_data.queries(max(args.runs, 10))]}
+        else:
+            data = {**data, "project": str(project)}
+            build(data, data_dir).close()
         settings = Settings(data_dir=data_dir)
-        hooks, console = Hooks(env, project), Hooks(env, project, console=True)
+        hooks, console = Hooks(env, project, key=key), Hooks(env, project, console=True, key=key)
 
         floor = timed([sys.executable, "-c", "pass"], args.runs, env)
         f50 = pct(floor, 0.5)
@@ -218,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                      "stored": report.stored, "seconds": round(spent, 1), "events_per_s": round(rate, 1),
                      "model_docs_per_s": round(model_rate, 1), "ratio_to_model": round(rate / model_rate, 2)})
 
-    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; Python {platform.python_version()}; hook: {' '.join(Path(a).name for a in hooks.argv)}")
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; Python {platform.python_version()}; hook: {' '.join(Path(a).name for a in hooks.argv)}"
+          f"; store: {f'{args.store:,} synthetic memories' if args.store else 'the coding set'}")
     print("| measurement | runs | p50 ms | p95 ms | p50 / floor | notes |")
     print("|---|---|---|---|---|---|")
     for row in rows:

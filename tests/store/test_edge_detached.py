@@ -139,16 +139,89 @@ def test_copy_sparse_keeps_content_and_holes(tmp_path):
     assert dst.stat().st_blocks * 512 < 1 << 20
 
 
-def test_the_daemons_optimize_detaches_only_from_a_size_on(engine, settings, monkeypatch):
+def test_a_waiting_copy_is_swapped_in_when_the_store_closes_with_every_write_made_since(tmp_path):
+    """The daemon's way (`swap=False`): the serving process never loads the optimized copy; the
+    writes made after the copy are replayed onto it by a child process as the store closes."""
+    path = tmp_path / "shard"
+    store = filled(path)
+    try:
+        assert store.optimize_detached(swap=False) is True
+        assert not path.is_symlink() and (tmp_path / "shard.gen-1").is_dir()  # waiting, not loaded
+        store.upsert([point(9, axis(0.0, 1.0), sparse(t9=1.0), content="written after the copy")])
+        store.mark_accessed(pid(2), 7, datetime.now(timezone.utc))
+        store.delete([pid(3)])
+        assert store.count(EVERY) == 5  # served from the shard as it was, with the new writes
+    finally:
+        store.close()
+    assert os.readlink(path) == "shard.gen-1"
+    with EdgeStore(path, dim=8) as reopened:
+        assert reopened.count(EVERY) == 5
+        assert reopened.retrieve([pid(9)])[0].content == "written after the copy"
+        assert reopened.retrieve([pid(3)]) == []
+        assert reopened.retrieve([pid(2)])[0].memory.access_count == 7
+        assert reopened.read_identity() == {"model": "m", "dim": 8}
+        assert reopened.optimize_detached(swap=False) is True
+        assert reopened.optimize_detached(swap=False) is True  # a fresh copy replaces the waiting one
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["shard", "shard.gen-1", "shard.gen-2"]
+    assert os.readlink(path) == "shard.gen-2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard", "shard.gen-2"]
+
+
+def test_a_swap_that_fails_as_the_store_closes_drops_only_the_copy(tmp_path, monkeypatch, caplog):
+    path = tmp_path / "shard"
+    store = filled(path)
+    assert store.optimize_detached(swap=False) is True
+    store.upsert([point(8, axis(1.0, 0.5), sparse(t8=1.0), content="written after the copy")])
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    store.close()
+    monkeypatch.undo()
+    assert "not swapped in" in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"] and not path.is_symlink()
+    with EdgeStore(path, dim=8) as reopened:
+        assert reopened.count(EVERY) == 6 and reopened.retrieve([pid(8)])[0].content == "written after the copy"
+
+
+def test_a_compaction_drops_a_waiting_copy(tmp_path):
+    """A purge compacts the shard: a copy taken before it still holds the purged bytes."""
+    path = tmp_path / "shard"
+    store = filled(path)
+    try:
+        assert store.optimize_detached(swap=False) is True
+        store.delete([pid(4)])
+        store.compact()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"] and not path.is_symlink()
+    with EdgeStore(path, dim=8) as reopened:
+        assert reopened.count(EVERY) == 4 and reopened.retrieve([pid(4)]) == []
+
+
+def test_the_daemons_optimize_detaches_only_from_a_size_on_and_swaps_at_close(tmp_path, embedder, monkeypatch):
+    from mnemex.config import Settings
     from mnemex.engine import upkeep
+    from mnemex.engine.factory import build_engine
     from mnemex.models import NewMemory
 
-    engine.memorize(NewMemory(content="The billing worker listens on port 8125."))
-    engine.upkeep.optimize(detached=True)  # one memory: in-process, the store path untouched
-    assert not settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
-    monkeypatch.setattr(upkeep, "DETACH_FROM_POINTS", 1)
-    engine.memorize(NewMemory(content="The auth service logs to /var/log/auth.log."))
-    engine.upkeep.optimize(detached=True)
-    assert settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
-    assert [r.memory.content for r in engine.search("which port does the billing worker use", limit=1)] == [
-        "The billing worker listens on port 8125."]
+    settings = Settings(data_dir=tmp_path / "data")
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        engine.memorize(NewMemory(content="The billing worker listens on port 8125."))
+        engine.upkeep.optimize(detached=True)  # one memory: in-process, the store path untouched
+        assert not settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0
+        monkeypatch.setattr(upkeep, "DETACH_FROM_POINTS", 1)
+        engine.memorize(NewMemory(content="The auth service logs to /var/log/auth.log."))
+        engine.upkeep.optimize(detached=True)
+        assert not settings.store_dir.is_symlink() and engine.upkeep.writes_since_optimize == 0  # waiting
+        engine.memorize(NewMemory(content="Nightly backups of the ledger database go to the cold bucket."))
+        assert [r.memory.content for r in engine.search("which port does the billing worker use", limit=1)] == [
+            "The billing worker listens on port 8125."]
+    finally:
+        engine.close()
+    assert settings.store_dir.is_symlink()
+    reopened = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        assert [r.memory.content for r in reopened.search("where do ledger backups go", limit=1)] == [
+            "Nightly backups of the ledger database go to the cold bucket."]
+    finally:
+        reopened.close()

@@ -20,7 +20,7 @@ class DreamConfig(Frozen):
 
     every_hours: float = Field(24.0, ge=0, description="The daemon dreams when idle this often (seed: daily); 0 = only `mnemex dream` and the tool.")
     max_changes: int = Field(500, ge=1, description="Most memories one run changes (seed: a 500-memory cap per batch); the rest wait for the next run.")
-    batch: int = Field(16, ge=1, le=512, description="Changes made per hold of the write lock: between batches searches and writes go on.")
+    batch: int = Field(16, ge=1, le=512, description="Most changes made per hold of the write lock; a client's call makes the dream let go sooner.")
     rehearse_below: float = Field(0.3, ge=0, le=1, description="Rehearsal: memories whose FSRS retention fell under this are endangered (seed: 0.3).")
     rehearse_boost: float = Field(1.5, ge=1, description="Rehearsal multiplies an endangered memory's storage strength by this (seed: stability x1.5).")
     rehearse_max: int = Field(50, ge=0, description="Most memories rehearsed per run (seed: 50), the most important and useful first.")

@@ -8,6 +8,7 @@ vocabulary, stats). Calls are blocking; async callers run them in a worker threa
 
 from __future__ import annotations
 
+import functools
 import shutil
 import threading
 from datetime import datetime, timezone
@@ -33,6 +34,7 @@ from mnemex.engine.lifecycle.dream import Dreamer, DreamReport, Progress
 from mnemex.engine.lifecycle.hits import HitRate
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.keeper import LifecycleKeeper, SweepReport
+from mnemex.engine.lifecycle.quiet import Foreground
 from mnemex.engine.lifecycle.stats import lifecycle_stats
 from mnemex.engine.lifecycle.working import WorkingMemory
 from mnemex.engine.retrieval.pipeline import RankedMemory, Retriever
@@ -68,6 +70,15 @@ def partners_of(journal: Any) -> Callable[[Sequence[str]], dict[str, dict[str, f
         return out
 
     return partners
+
+
+def _first(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A client's call: the dream and the sweep step aside while it runs (`quiet.Foreground`)."""
+    @functools.wraps(method)
+    def call(self: "MemoryEngine", *args: Any, **kwargs: Any) -> Any:
+        with self.foreground.call():
+            return method(self, *args, **kwargs)
+    return call
 
 
 class MemoryEngine:
@@ -106,15 +117,17 @@ class MemoryEngine:
             coactivations.recalled([m.id for m in memories], at)
             self.hot.consider(memories, at)
 
+        self.foreground = Foreground()  # a client's calls go first; the dream and the sweep step aside
         self.lifecycle = LifecycleKeeper(store=store, writer=self.writer, config=lifecycle, lock=self._lock,
-                                         clock=clock, on_recall=on_recall)
+                                         clock=clock, on_recall=on_recall, foreground=self.foreground)
         summarizer = None
         if lifecycle.dream.consolidation == "llm" and gate.judge.url and gate.judge.model:
             from mnemex.engine.lifecycle.summarizer import HttpSummarizer
 
             summarizer = HttpSummarizer(gate.judge, max_tokens=lifecycle.dream.llm_max_tokens)
         self.dreamer = Dreamer(store=store, writer=self.writer, config=lifecycle, lock=self._lock, journal=journal,
-                               coactivations=coactivations, working=self.working, hot=self.hot, summarizer=summarizer)
+                               coactivations=coactivations, working=self.working, hot=self.hot, summarizer=summarizer,
+                               foreground=self.foreground)
         self.upkeep = Upkeep(store=store, dense=dense, vocabulary=self.vocabulary, writer=self.writer,
                              lock=self._lock, optimize_every=optimize_every)
         self.explore = Explorer(store=store, journal=journal, clock=clock, get=self.get, recall=self.recall,
@@ -133,6 +146,7 @@ class MemoryEngine:
         outcomes of further atomic claims, when the content held several, in `also`)."""
         return self.memorize_many([new], project=project)[0]
 
+    @_first
     def memorize_many(self, items: Sequence[NewMemory], *, project: str | None = None,
                       gated: bool = True) -> list[WriteOutcome]:
         """Remember several items (one embedding batch), one outcome per item; `gated=False`
@@ -149,6 +163,7 @@ class MemoryEngine:
                 self.working.attend(item.provenance.session_id, outcome.id, item.importance or 0.5, now)
         return outcomes
 
+    @_first
     def update(self, memory_id: str, changes: MemoryChanges, *, actor: str = "agent",
                client: str | None = None) -> Memory:
         """Edit a memory in place; the previous version stays in the journal history."""
@@ -161,6 +176,7 @@ class MemoryEngine:
             self.upkeep.count_writes(1)
             return after
 
+    @_first
     def forget(self, memory_id: str, *, purge: bool = False, reason: str = "", actor: str = "agent",
                client: str | None = None) -> Memory | None:
         """Invalidate a memory (kept in the timeline); with purge=True remove it and its content
@@ -197,6 +213,7 @@ class MemoryEngine:
         return len(memories)
 
     # ------------------------------------------------------------------- reads
+    @_first
     def search(self, query: str, *, filter: MemoryFilter | None = None, limit: int = 10,
                session_id: str | None = None, now: datetime | None = None, client: str | None = None,
                dormant: bool | None = False, offered_by: str | None = "search", **options: Any) -> list[RankedMemory]:
@@ -234,6 +251,7 @@ class MemoryEngine:
         fields.setdefault("dormant", False)
         return MemoryFilter(**fields)
 
+    @_first
     def get(self, memory_id: str) -> Memory:
         """The memory with this id in any spelling, or a unique prefix of it (`resolve`); NotFoundError if none."""
         canonical = self.resolve(memory_id)
@@ -242,6 +260,7 @@ class MemoryEngine:
             raise NotFoundError(memory_id)
         return hits[0].memory
 
+    @_first
     def recall(self, ids: Sequence[str], *, touch: bool = True, client: str | None = None) -> list[Memory]:
         """Full memories by id, in the order asked; NotFoundError names the first unknown id."""
         canonical = [self.resolve(i) for i in ids]
@@ -258,6 +277,7 @@ class MemoryEngine:
                                      payloads=self._read_payloads(memories))
         return memories
 
+    @_first
     def rate(self, memory_id: str, *, helped: bool, actor: str = "agent", client: str | None = None) -> Memory:
         """Feedback on a memory: it helped (its utility moves toward 1) or misled (toward 0); the
         read path ranks it accordingly and the sweep reads it."""

@@ -29,8 +29,8 @@ def all_memories(store: MemoryStore, flt: MemoryFilter, *, page: int = 256) -> I
 
 
 #: Below this many points an in-process optimize is quicker than the detached one's fixed cost
-#: (copy, child process, loading the copy: about a second).
-DETACH_FROM_POINTS = 10_000
+#: (a copy and a child process) and has nothing to index: segments that small are searched in full.
+DETACH_FROM_POINTS = 1_000
 
 
 class Upkeep:
@@ -58,12 +58,12 @@ class Upkeep:
     def optimize(self, *, detached: bool = False) -> None:
         """Build the indexes. In-process this holds the store (and Edge holds the GIL): run it
         when idle. `detached` (the daemon's way): a store that can, once it holds DETACH_FROM_POINTS,
-        optimizes a copy in a child process and swaps it in, so calls meanwhile wait only for
-        loading the copy and the swap."""
+        optimizes a copy in a child process, and the copy is swapped in when the store closes
+        (`EdgeStore.optimize_detached(swap=False)`): no call ever waits for it."""
         run_detached = getattr(self._store, "optimize_detached", None) if detached else None
         if run_detached is not None and self._store.count(MemoryFilter()) >= DETACH_FROM_POINTS:
             writes = self.writes_since_optimize
-            if run_detached():
+            if run_detached(swap=False):
                 self.writes_since_optimize = max(0, self.writes_since_optimize - writes)
             return
         with self._lock:

@@ -300,7 +300,7 @@ def test_a_dream_and_a_sweep_run_with_the_cyclic_collector_held_off(engine, monk
     dream over 8,000 memories): the lifecycle's runs hold the collector off and give it back as it was."""
     import gc
 
-    from mnemex.engine.lifecycle.quiet import collector_paused
+    from mnemex.engine.lifecycle.quiet import background_run
 
     _import(engine, "The staging database is reset every Sunday night")
     seen = []
@@ -311,14 +311,14 @@ def test_a_dream_and_a_sweep_run_with_the_cyclic_collector_held_off(engine, monk
     engine.dream(now=utcnow())
     engine.sweep()
     assert seen and not any(seen) and gc.isenabled()
-    with collector_paused():
-        with collector_paused():
+    with background_run():
+        with background_run():
             assert not gc.isenabled()
         assert not gc.isenabled()  # the outer hold still holds
     assert gc.isenabled()
     gc.disable()
     try:
-        with collector_paused():
+        with background_run():
             pass
         assert not gc.isenabled()  # left as it was found
     finally:

@@ -12,7 +12,8 @@ recomputed.
 Bounded: at most `dream.max_changes` memories are changed per run (the rest is counted as
 deferred) and at most `dream.max_compared` memories compared with their neighbours. The store is
 read without a lock; changes are made in batches of `dream.batch` under the write lock, each
-re-checked on a fresh copy, so a concurrent search or write waits for one small batch at most.
+re-checked on a fresh copy. A client's call goes first (`quiet.Foreground`): while one runs, the
+dream steps aside between two reads or two changes.
 Every change is an audited write (`WritePath.replace` or the write path itself); nothing is deleted.
 """
 
@@ -33,7 +34,7 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt
-from mnemex.engine.lifecycle.quiet import collector_paused
+from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
@@ -114,8 +115,9 @@ def comparable(memory: Memory) -> bool:
 class Dreamer:
     def __init__(self, *, store: MemoryStore, writer: WritePath, config: LifecycleConfig, lock: threading.RLock,
                  journal: Any, coactivations: CoActivations, working: WorkingMemory, hot: HotTier,
-                 summarizer: Summarizer | None = None):
-        self._store = store
+                 summarizer: Summarizer | None = None, foreground: Foreground | None = None):
+        self.foreground = foreground or Foreground()
+        self._store = Yielding(store, self.foreground, lock)  # reads step aside for a client's call
         self.summarizer = summarizer  # consolidation = llm
         self._writer = writer
         self.config = config
@@ -140,7 +142,7 @@ class Dreamer:
     # ------------------------------------------------------------------ run
     def run(self, now: datetime, *, limit: int | None = None, progress: Progress | None = None) -> DreamReport:
         """One dream at `now` (see the module docstring); one at a time: a second caller waits."""
-        with self._running, collector_paused():
+        with self._running, background_run():
             return self._run(now, limit=limit, progress=progress)
 
     def _run(self, now: datetime, *, limit: int | None, progress: Progress | None) -> DreamReport:
@@ -156,7 +158,8 @@ class Dreamer:
         tell("scan", 0, len(STEPS))
         active = self._scan()
         current = {m.id: m for m in active if m.valid_until is None or as_utc(m.valid_until) > now}
-        assessed = {i: (m, assess(m, now, self.config)) for i, m in current.items()}
+        paced = self.foreground.paced  # the long loops below step aside for a client's call now and then
+        assessed = {i: (m, assess(m, now, self.config)) for i, m in paced(current.items())}
         awake = [(m, s) for m, s in assessed.values() if not m.lifecycle.dormant]
         report.scanned = len(active)
         report.average_retention = round(sum(s.retrievability for _, s in awake) / len(awake), 4) if awake else 0.0
@@ -214,24 +217,26 @@ class Dreamer:
 
     # -------------------------------------------------------------- changes
     def _changes(self, items: Sequence[Any], change: Callable[[Any], bool]) -> int:
-        """Apply `change` to each item within the run's budget, `batch` at a time under the write
-        lock (released between batches); returns how many changed. Items past the budget are deferred."""
-        done = 0
+        """Apply `change` to each item within the run's budget, at most `batch` at a time under the
+        write lock; the lock is let go after each batch, and at once when a client's call comes,
+        to step aside for it. Returns how many changed; items past the budget are deferred."""
+        done, at = 0, 0
         batch = self.config.dream.batch
-        for start in range(0, len(items), batch):
+        while at < len(items):
             if self._budget <= 0:
-                self._report.deferred += len(items) - start
+                self._report.deferred += len(items) - at
                 break
-            chunk = items[start:start + batch]
+            self.foreground.checkpoint()  # not under the lock: a client's write may wait for it
             with self._lock:
-                for i, item in enumerate(chunk):
-                    if self._budget <= 0:
-                        self._report.deferred += len(chunk) - i
+                for _ in range(batch):
+                    if at >= len(items) or self._budget <= 0:
                         break
-                    if change(item):
+                    if change(items[at]):
                         done += 1
                         self._budget -= 1
-            time.sleep(0.002)  # long enough for a write waiting on the lock to take it (locks are not fair)
+                    at += 1
+                    if self.foreground.busy():
+                        break
         return done
 
     def _fresh(self, memory_id: str) -> Memory | None:
@@ -277,7 +282,7 @@ class Dreamer:
         importance floor, storage boost once, pinned when `flashbulb_pin`; exempt from forgetting."""
         cfg = self.config.dream
         # a category summary lists incidents among its members' first lines: it is not itself one
-        found = [(m.id, a) for m, _ in awake if m.kind != MemoryKind.TOOL_EVENT and not m.metadata.get("flashbulb")
+        found = [(m.id, a) for m, _ in self.foreground.paced(awake) if m.kind != MemoryKind.TOOL_EVENT and not m.metadata.get("flashbulb")
                  and not summaries.is_summary(m) and (a := arousal(m.content)) >= cfg.flashbulb_arousal]
         storage_max = self.config.storage_max
 
@@ -350,7 +355,7 @@ class Dreamer:
         run (oldest first, at most `max_compared`) against its nearest neighbours of its kind and scope."""
         since = self._compared_through
         most = self.config.dream.max_compared
-        written = ((changed_at(m), m) for m, _ in awake if comparable(m))
+        written = ((changed_at(m), m) for m, _ in self.foreground.paced(awake) if comparable(m))
         fresh = [(at.timestamp(), m.id, m) for at, m in written if since is None or at > since]
         # the oldest `most`, not all of them sorted: a sort runs in C holding the GIL, and sorting
         # 100,000 (datetime, id) keys held it 1.9 s while a concurrent search waited
@@ -494,8 +499,8 @@ class Dreamer:
             return
         # a dormant summary (trimmed by capacity) counts as made: rewriting it each dream would churn
         made = summaries.latest(m for m in scanned if summaries.is_summary(m))
-        found = summaries.categories(current, kinds=cfg.kinds, min_members=cfg.min_members)
-        due = [(c, ms, fp) for c, ms in found.items()
+        found = summaries.categories(self.foreground.paced(current), kinds=cfg.kinds, min_members=cfg.min_members)
+        due = [(c, ms, fp) for c, ms in self.foreground.paced(found.items(), every=4)
                if summaries.stale(made.get(c.key), fp := summaries.fingerprint(ms, changed_at))]
         if len(due) > cfg.max_per_run:
             self._report.deferred += len(due) - cfg.max_per_run
@@ -542,7 +547,7 @@ class Dreamer:
         cfg = self.config.concepts
         if not cfg.enabled:
             return
-        found = concepts.concepts(((m.id, e) for m in current for e in m.entities),
+        found = concepts.concepts(((m.id, e) for m in self.foreground.paced(current) for e in m.entities),
                                   merge_similarity=cfg.merge_similarity, schematic_min=cfg.schematic_min)
         schematic = [c for c in found if c.schematic]
         self._report.concepts = len(found)

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle import policy
-from mnemex.engine.lifecycle.quiet import collector_paused
+from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run
 from mnemex.engine.lifecycle.strength import Strength, assess, judged, recalled
 from mnemex.engine.write.path import WritePath
 from mnemex.models import Lifecycle, Memory, MemoryFilter, Provenance
@@ -41,8 +41,10 @@ class SweepReport:
 class LifecycleKeeper:
     def __init__(self, *, store: MemoryStore, writer: WritePath, config: LifecycleConfig,
                  lock: threading.RLock, clock: Callable[[], datetime],
-                 on_recall: Callable[[list[Memory], datetime], None] | None = None):
-        self._store = store
+                 on_recall: Callable[[list[Memory], datetime], None] | None = None,
+                 foreground: Foreground | None = None):
+        self._foreground = foreground or Foreground()
+        self._store = Yielding(store, self._foreground, lock)  # a sweep steps aside for a client's call
         self._on_recall = on_recall  # the dream's co-activation and hot-tier bookkeeping
         self._writer = writer
         self.config = config
@@ -112,7 +114,7 @@ class LifecycleKeeper:
         """Apply the tier policy to every current memory: promotions first, then demotions, then
         each tier over its capacity hands its weakest down; at most `max_moves` (default
         `sweep_max_moves`) changes, each re-checked on a fresh copy under the write lock."""
-        with collector_paused():
+        with background_run():
             return self._sweep(max_moves)
 
     def _sweep(self, max_moves: int | None) -> SweepReport:
@@ -167,6 +169,7 @@ class LifecycleKeeper:
         return moves
 
     def _apply(self, move: policy.Move, now: datetime) -> bool:
+        self._foreground.checkpoint()  # not under the lock: a client's write may wait for it
         with self._lock:
             hits = self._store.retrieve([move.memory_id])
             if not hits:

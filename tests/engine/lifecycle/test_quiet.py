@@ -1,0 +1,140 @@
+"""Lifecycle runs step aside for a client's calls (`quiet.Foreground`, `quiet.background_run`)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from mnemex.engine.lifecycle.quiet import SWITCH_INTERVAL, Foreground, Yielding, background_run
+from mnemex.models import MemoryKind, NewMemory, utcnow
+from tests.helpers import import_aged
+
+
+def _held_call(foreground: Foreground) -> tuple[threading.Event, threading.Event, threading.Thread]:
+    """A client's call in another thread, open until `release` is set; `inside` once it runs."""
+    inside, release = threading.Event(), threading.Event()
+
+    def serve() -> None:
+        with foreground.call():
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    assert inside.wait(5)
+    return inside, release, thread
+
+
+def test_a_checkpoint_passes_at_once_when_no_call_runs_and_waits_while_one_does():
+    foreground = Foreground(most=10.0)
+    started = time.perf_counter()
+    foreground.checkpoint()
+    assert time.perf_counter() - started < 0.5 and not foreground.busy()
+
+    _, release, thread = _held_call(foreground)
+    passed = threading.Event()
+    waiter = threading.Thread(target=lambda: (foreground.checkpoint(), passed.set()))
+    waiter.start()
+    assert foreground.busy() and not passed.wait(0.3)  # held back while the call runs
+    release.set()
+    assert passed.wait(5)  # let through as soon as it ends, long before `most`
+    thread.join()
+    waiter.join()
+    assert not foreground.busy()
+
+
+def test_a_checkpoint_waits_at_most_its_bound_then_grants_a_slice_and_a_call_never_waits_for_a_call():
+    foreground = Foreground(most=0.2, grant=1.5)
+    _, release, thread = _held_call(foreground)
+    try:
+        started = time.perf_counter()
+        foreground.checkpoint()  # background work is slowed by a stream of calls, not stopped
+        waited = time.perf_counter() - started
+        assert 0.15 <= waited < 5
+        started = time.perf_counter()
+        foreground.checkpoint()  # within the slice granted after a wait that ran out
+        assert time.perf_counter() - started < 0.1
+        time.sleep(1.6)
+        started = time.perf_counter()
+        foreground.checkpoint()  # the slice is over: it steps aside again
+        assert time.perf_counter() - started >= 0.15
+        with foreground.call():  # a second client call in this thread
+            with foreground.call():  # nested: still one call
+                assert not foreground.busy()
+                started = time.perf_counter()
+                foreground.checkpoint()
+                assert time.perf_counter() - started < 0.1
+    finally:
+        release.set()
+        thread.join()
+    assert not foreground.busy()
+
+
+def test_a_yielding_store_steps_aside_except_under_the_write_lock():
+    foreground, lock = Foreground(most=10.0), threading.RLock()
+    calls: list[str] = []
+
+    class Store:
+        size = 3
+
+        def count(self) -> int:
+            calls.append("count")
+            return self.size
+
+    store = Yielding(Store(), foreground, lock)
+    assert store.size == 3  # attributes pass through
+    _, release, thread = _held_call(foreground)
+    try:
+        with lock:  # a client's write may be waiting for this lock: never wait while holding it
+            assert store.count() == 3
+        done = threading.Event()
+        reader = threading.Thread(target=lambda: (store.count(), done.set()))
+        reader.start()
+        assert not done.wait(0.3) and calls == ["count"]
+    finally:
+        release.set()
+        thread.join()
+    assert done.wait(5) and calls == ["count", "count"]
+    reader.join()
+
+
+def test_the_switch_interval_is_finer_during_a_run_and_restored_after():
+    before = sys.getswitchinterval()
+    with background_run():
+        with background_run():
+            assert sys.getswitchinterval() == min(SWITCH_INTERVAL, before)
+        assert sys.getswitchinterval() == min(SWITCH_INTERVAL, before)  # the outer run still holds it
+    assert sys.getswitchinterval() == before
+
+
+def test_a_dream_waits_while_a_search_or_a_write_is_served_and_finishes_after(engine):
+    """The real engine: while a client's call runs, the dream reads nothing; it goes on once the
+    call ends, and a write made during the dream (which takes the write lock) is not held up."""
+    for text in ("The staging database is reset every Sunday night",
+                 "Deploys go through the release-train pipeline on Tuesdays"):
+        import_aged(engine, text, project="/work/proj", kind=MemoryKind.FACT, days=20)
+    engine.dreamer.foreground.most = 10.0
+    scrolls: list[float] = []
+    scroll = engine.store.scroll
+
+    def counted(*args, **kwargs):
+        scrolls.append(time.perf_counter())
+        return scroll(*args, **kwargs)
+
+    engine.store.scroll = counted
+    try:
+        _, release, thread = _held_call(engine.foreground)
+        reports = []
+        dreamer = threading.Thread(target=lambda: reports.append(engine.dream(now=utcnow())))
+        dreamer.start()
+        time.sleep(0.3)
+        assert not scrolls and not reports  # the dream stepped aside before its first read
+        outcome = engine.memorize(NewMemory(content="CI runs the suite on two cores", kind="fact"))
+        assert outcome.id  # a write during the (waiting) dream goes through
+        release.set()
+        thread.join()
+        dreamer.join(60)
+    finally:
+        del engine.store.scroll
+    assert reports and reports[0].scanned >= 3 and scrolls
