@@ -307,6 +307,7 @@ class MemoryEngine:
         self.upkeep.count_writes(report.changed)
         return report
 
+    @_first
     def memory_clusters(self, *, project: str | None = None, limit: int = 10) -> list[list[Memory]]:
         """Groups of near-duplicate current memories (one kind and scope each) the agent may
         consolidate (`consolidate`): the project's and the other scopes', largest first."""
@@ -329,6 +330,7 @@ class MemoryEngine:
         by_id = {m.id: m for m in pool}
         return [[by_id[i] for i in g] for g in groups]
 
+    @_first
     def consolidate(self, ids: Sequence[str], summary: str, *, actor: str = "agent",
                     client: str | None = None) -> Memory:
         """Replace the memories `ids` (current, one kind and scope, no truth anchor; at least two)
