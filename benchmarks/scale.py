@@ -246,13 +246,13 @@ def dream_during_search(engine, queries: list[str]) -> dict:
 def stall_during_optimize(engine, queries: list[str], rewrite: int) -> dict:
     """The longest search while maintenance runs, each after rewriting `rewrite` points; searches
     use cached embeddings, one after another, from another thread. Three ways: in-process
-    (`upkeep.optimize()`); a copy optimized in a child and swapped in at once (`swap`); the
-    daemon's way (`optimize(detached=True)`: the copy waits and is swapped in as the store
-    closes, timed by the caller as `close_s`)."""
+    (`upkeep.optimize()`); a copy optimized in a child and swapped in at once (`swap`: what the
+    daemon does after a burst of `edge.SWAP_AT_ONCE_FROM` writes); the daemon's usual way (the copy
+    waits and is swapped in as the store closes, timed by the caller as `close_s`)."""
     out = {"rewritten": rewrite}
     ways = {"inprocess": lambda: engine.upkeep.optimize(),
             "swap": lambda: engine.store.optimize_detached(swap=True),
-            "detached": lambda: engine.upkeep.optimize(detached=True)}
+            "detached": lambda: engine.store.optimize_detached(swap=False)}
     for mode, work in ways.items():
         rewrite_points(engine, rewrite)
         took, during = searches_during(engine, queries, work, alone_s=0)

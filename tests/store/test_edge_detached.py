@@ -220,6 +220,24 @@ def test_the_daemons_optimize_detaches_only_from_a_size_on_and_swaps_at_close(tm
         engine.close()
     assert settings.store_dir.is_symlink()
     reopened = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:  # after a burst of writes (a bulk import) the copy is swapped in at once: searching that
+        # many unindexed points costs more than the one wait for the load
+        monkeypatch.setattr(upkeep, "DETACH_FROM_POINTS", 1)
+        monkeypatch.setattr(edge_module, "SWAP_AT_ONCE_FROM", 2)
+        link = os.readlink(settings.store_dir)
+        reopened.memorize(NewMemory(content="The ledger service exports metrics on port 9464."))
+        assert reopened.store.unoptimized == 1
+        reopened.upkeep.optimize(detached=True)
+        assert os.readlink(settings.store_dir) == link  # one point written: the copy waits
+        reopened.memorize(NewMemory(content="Feature flags are read from the flagd sidecar."))
+        assert reopened.store.unoptimized == 2
+        reopened.upkeep.optimize(detached=True)
+        assert os.readlink(settings.store_dir) != link and reopened.store.unoptimized == 0
+        assert [r.memory.content for r in reopened.search("where are feature flags read from", limit=1)] == [
+            "Feature flags are read from the flagd sidecar."]
+    finally:
+        reopened.close()
+    reopened = build_engine(settings, default_project="/work/proj", embedder=embedder)
     try:
         assert [r.memory.content for r in reopened.search("where do ledger backups go", limit=1)] == [
             "Nightly backups of the ledger database go to the cold bucket."]

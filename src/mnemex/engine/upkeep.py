@@ -59,11 +59,12 @@ class Upkeep:
         """Build the indexes. In-process this holds the store (and Edge holds the GIL): run it
         when idle. `detached` (the daemon's way): a store that can, once it holds DETACH_FROM_POINTS,
         optimizes a copy in a child process, and the copy is swapped in when the store closes
-        (`EdgeStore.optimize_detached(swap=False)`): no call ever waits for it."""
+        (`EdgeStore.optimize_detached(swap=None)`): no call waits for it — unless a burst of writes
+        (`edge.SWAP_AT_ONCE_FROM` points) left so much unindexed that it is swapped in at once."""
         run_detached = getattr(self._store, "optimize_detached", None) if detached else None
         if run_detached is not None and self._store.count(MemoryFilter()) >= DETACH_FROM_POINTS:
             writes = self.writes_since_optimize
-            if run_detached(swap=False):
+            if run_detached(swap=None):
                 self.writes_since_optimize = max(0, self.writes_since_optimize - writes)
             return
         with self._lock:

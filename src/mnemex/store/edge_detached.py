@@ -154,6 +154,10 @@ def main(argv: list[str]) -> int:
         finally:
             old.close()
         return 0
+    try:  # the lowest CPU priority: on a small machine the indexing threads otherwise take the
+        os.nice(19)  # cores a search of the serving process needs (longest search 195 ms at 10k)
+    except OSError:
+        pass
     shard = qe.EdgeShard.load(argv[0], _config(int(argv[1])))
     try:
         shard.optimize()

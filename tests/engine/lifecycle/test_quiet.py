@@ -138,3 +138,20 @@ def test_a_dream_waits_while_a_search_or_a_write_is_served_and_finishes_after(en
     finally:
         del engine.store.scroll
     assert reports and reports[0].scanned >= 3 and scrolls
+
+
+def test_release_empties_what_a_run_read_a_slice_at_a_time_stepping_aside_between():
+    from mnemex.engine.lifecycle.quiet import release
+
+    class Counting(Foreground):
+        checks = 0
+
+        def checkpoint(self) -> None:
+            Counting.checks += 1
+
+    listed = list(range(2000))
+    by_tier = {"episodic": list(range(1500)), "semantic": list(range(10))}
+    by_id = {i: object() for i in range(1100)}
+    release(Counting(), listed, by_tier, by_id)
+    assert listed == [] and by_tier == {} and by_id == {}
+    assert Counting.checks >= 4 + 3 + 2  # 2,000 in slices of 512; 1,500 the same; 1,100 pops

@@ -34,7 +34,7 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt
-from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run
+from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
@@ -197,6 +197,7 @@ class Dreamer:
         report.hot = len(self._hot.memories(now, cache=False))
         tell("done", len(STEPS), len(STEPS))
 
+        release(self.foreground, awake, assessed, current, left, again, active)  # a slice at a time
         report.elapsed_seconds = round(time.perf_counter() - started, 3)
         self.last = report
         if self._journal is not None:

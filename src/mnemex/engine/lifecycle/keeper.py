@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle import policy
-from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run
+from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
 from mnemex.engine.lifecycle.strength import Strength, assess, judged, recalled
 from mnemex.engine.write.path import WritePath
 from mnemex.models import Lifecycle, Memory, MemoryFilter, Provenance
@@ -137,6 +137,7 @@ class LifecycleKeeper:
                 counts[move.source] = counts.get(move.source, 0) - 1
                 counts[move.target] = counts.get(move.target, 0) + 1
         report.tiers = {tier: counts.get(tier, 0) for tier in self.config.tier_table}
+        release(self._foreground, members)  # a slice at a time: freed whole, it holds the GIL
         return report
 
     def _scan(self, now: datetime) -> dict[str, list[tuple[Memory, Strength]]]:

@@ -124,6 +124,25 @@ class Foreground:
             yield item
 
 
+def release(foreground: Foreground, *held: Any) -> None:
+    """Empty the lists and dicts a run read into, 512 entries at a time with a `checkpoint`
+    between: dropping them whole frees every memory in one C loop holding the GIL (a search beside
+    a dream over 100,000 memories waited 1,002 ms for it). A dict of lists is emptied list by list."""
+    for container in held:
+        if isinstance(container, dict):
+            for key in list(container):
+                value = container.pop(key)
+                if isinstance(value, list):
+                    release(foreground, value)
+                del value
+                if len(container) % 512 == 0:
+                    foreground.checkpoint()
+        else:
+            while container:
+                del container[-512:]
+                foreground.checkpoint()
+
+
 class Yielding:
     """A store whose every call first steps aside for a client's call (`Foreground.checkpoint`),
     except under the engine's write lock: a client's write may be waiting for that lock, and the
