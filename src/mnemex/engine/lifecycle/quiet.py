@@ -26,7 +26,7 @@ T = TypeVar("T")
 #: Python's thread switch interval while a lifecycle run is on (the default is 5 ms). A thread
 #: that gives the GIL up (a journal write, a lock) waits that long to get it back from a busy
 #: one: with 5 ms, searches during a dream over 10,000 memories took up to 455 ms; with 0.5 ms,
-#: under 100 ms (`benchmarks/scale.py`'s dream beside a search loop).
+#: 96-136 ms (a dream beside a search loop, as `benchmarks/scale.py`'s `dream_during_search`).
 SWITCH_INTERVAL = 0.0005
 
 _lock = threading.Lock()
