@@ -375,3 +375,33 @@ def test_long_payloads_are_packed_and_read_back_and_a_purge_still_finds_them(tmp
         assert merge.after == {"id": "m2", "merged": [{"id": "m1", "purged": True}]}
     finally:
         journal.close()
+
+
+def test_writers_of_one_process_take_turns_instead_of_failing_or_sleeping_on_the_lock(tmp_path):
+    """A search records its read while a dream writes: this process's writers queue on a lock
+    (woken in turn) rather than on SQLite's busy handler, which sleeps up to 100 ms between tries
+    and, with no busy timeout at all, fails at once ("database is locked")."""
+    import threading
+
+    journal = Journal(tmp_path / "j.sqlite3", level="reads", busy_timeout_ms=0)
+    errors: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            for i in range(60):
+                journal.record_op("update", f"m-{n}-{i}", "agent", None, {"i": i}, None)
+                journal.record_read("search", [f"m-{n}-{i}"], actor="agent")
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        ops = journal._conn().execute("SELECT COUNT(*) FROM ops").fetchone()[0]
+        assert ops >= 4 * 60 * 2
+    finally:
+        journal.close()
