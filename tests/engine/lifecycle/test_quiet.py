@@ -6,7 +6,14 @@ import sys
 import threading
 import time
 
-from mnemex.engine.lifecycle.quiet import SWITCH_INTERVAL, Foreground, Yielding, background_run
+from mnemex.engine.lifecycle.quiet import (
+    SLICE,
+    SWITCH_INTERVAL,
+    Foreground,
+    Yielding,
+    background_run,
+    sorted_in_slices,
+)
 from mnemex.models import MemoryKind, NewMemory, utcnow
 from tests.helpers import import_aged
 
@@ -155,3 +162,17 @@ def test_release_empties_what_a_run_read_a_slice_at_a_time_stepping_aside_betwee
     release(Counting(), listed, by_tier, by_id)
     assert listed == [] and by_tier == {} and by_id == {}
     assert Counting.checks >= 4 + 3 + 2  # 2,000 in slices of 512; 1,500 the same; 1,100 pops
+
+
+def test_sorting_in_slices_gives_the_order_sorted_gives_ties_included():
+    import random
+
+    rnd = random.Random(7)
+    items = [(rnd.randint(0, 40), i) for i in range(5 * SLICE + 17)]  # many ties on the key
+    for reverse in (False, True):
+        for first in (None, 1, 300, 10 * SLICE):
+            assert sorted_in_slices(items, key=lambda t: t[0], reverse=reverse, first=first) == \
+                sorted(items, key=lambda t: t[0], reverse=reverse)[:first]
+    assert sorted_in_slices(iter(["b", "a", "c"])) == ["a", "b", "c"]
+    assert sorted_in_slices([], key=len) == []
+

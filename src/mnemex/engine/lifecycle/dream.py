@@ -34,7 +34,13 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt
-from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
+from mnemex.engine.lifecycle.quiet import (
+    Foreground,
+    Yielding,
+    background_run,
+    release,
+    sorted_in_slices,
+)
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
@@ -266,7 +272,7 @@ class Dreamer:
         # left to fade: rehearsing them would keep noise alive
         endangered = [(m, s) for m, s in awake if s.retrievability < cfg.rehearse_below and not exempt(m)
                       and m.kind not in RECORD_KINDS and s.utility >= 0.5 and not summaries.is_summary(m)]
-        endangered.sort(key=lambda ms: (-(ms[0].importance * ms[1].utility), ms[0].id))
+        endangered = sorted_in_slices(endangered, key=lambda ms: (-(ms[0].importance * ms[1].utility), ms[0].id))
         storage_max = self.config.storage_max
 
         def boost(memory: Memory) -> dict[str, Any] | None:

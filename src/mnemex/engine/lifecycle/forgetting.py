@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle.policy import exempt
+from mnemex.engine.lifecycle.quiet import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.engine.statements import holds_all, read
 from mnemex.models import RECORD_KINDS, Memory
@@ -136,8 +137,10 @@ def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfi
         if len(members) <= cap:
             continue
         target = int(cap * config.forgetting.trim_to)
-        weakest = sorted((ms for ms in members if may_sleep(ms[0], ms[1], config)),
-                         key=lambda ms: (ms[0].kind not in RECORD_KINDS, keep_score(ms[1]), as_utc(ms[0].created_at), ms[0].id))
+        weakest = sorted_in_slices((ms for ms in members if may_sleep(ms[0], ms[1], config)),
+                                   key=lambda ms: (ms[0].kind not in RECORD_KINDS, keep_score(ms[1]),
+                                                   as_utc(ms[0].created_at), ms[0].id),
+                                   first=len(members) - target)
         where = project or scope
         out += [Forget(m.id, "capacity", f"{where} holds {len(members)} active memories, over its cap of {cap}; "
                                          f"keep score {keep_score(s):.2f}")

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Iterable, Literal
 
 from mnemex.config.lifecycle import LifecycleConfig, TierSpec
+from mnemex.engine.lifecycle.quiet import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, assess, days_between
 from mnemex.models import RECORD_KINDS, Memory
 
@@ -129,6 +130,7 @@ def over_capacity(members: Iterable[tuple[Memory, Strength]], spec: TierSpec, ti
     if excess <= 0:
         return []
     movable = [(m, s) for m, s in members if not exempt(m) and may_enter(m, spec.demote_to, s, config)]
-    movable.sort(key=lambda ms: (ms[1].held(config.storage_max), ms[1].utility, ms[1].importance, ms[0].id))
+    movable = sorted_in_slices(movable, key=lambda ms: (ms[1].held(config.storage_max), ms[1].utility,
+                                                        ms[1].importance, ms[0].id), first=excess)
     return [Move(m.id, tier, spec.demote_to, "demote", f"over the {tier} tier's capacity of {spec.capacity}")
-            for m, _ in movable[:excess]]
+            for m, _ in movable]

@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from mnemex.engine.lifecycle.quiet import sorted_in_slices
 from mnemex.engine.lifecycle.strength import as_utc
 from mnemex.models import Memory
 
@@ -49,22 +50,24 @@ def is_summary(memory: Memory) -> bool:
 
 def categories(memories: Iterable[Memory], *, kinds: Sequence[str], min_members: int) -> dict[Category, list[Memory]]:
     """The categories of `kinds` with at least `min_members` memories (summaries themselves not
-    counted), each with its members, ordered as a summary lists them."""
+    counted), each with its members (in the order given; `ordered` sorts them as a summary lists them)."""
     found: dict[Category, list[Memory]] = {}
     for m in memories:
         if m.kind.value in kinds and not is_summary(m):
             found.setdefault(category_of(m), []).append(m)
-    return {c: ordered(ms) for c, ms in sorted(found.items(), key=lambda cm: cm[0].key) if len(ms) >= min_members}
+    return {c: ms for c, ms in sorted(found.items(), key=lambda cm: cm[0].key) if len(ms) >= min_members}
 
 
-def ordered(members: Sequence[Memory]) -> list[Memory]:
-    """Most important first, then most useful, then oldest (a stable order: the same members list alike)."""
-    return sorted(members, key=lambda m: (-m.importance, -m.lifecycle.utility, as_utc(m.created_at), m.id))
+def ordered(members: Sequence[Memory], first: int | None = None) -> list[Memory]:
+    """Most important first, then most useful, then oldest (a stable order: the same members list
+    alike); with `first`, only that many."""
+    return sorted_in_slices(members, key=lambda m: (-m.importance, -m.lifecycle.utility, as_utc(m.created_at), m.id),
+                            first=first)
 
 
 def fingerprint(members: Sequence[Memory], changed_at) -> str:  # type: ignore[no-untyped-def]
     """What the members are and when each was last written: a changed, added or removed member changes it."""
-    parts = sorted(f"{m.id}@{as_utc(changed_at(m)).isoformat()}" for m in members)
+    parts = sorted_in_slices(f"{m.id}@{as_utc(changed_at(m)).isoformat()}" for m in members)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
@@ -82,7 +85,8 @@ def summary_text(category: Category, members: Sequence[Memory], *, max_chars: in
     head = f"Summary of the {len(members)} current {PLURAL.get(category.kind, category.kind)} in {where}:"
     lines, listed = [head], []
     used = len(head)
-    for i, m in enumerate(members):
+    # a listed line takes at least 3 characters ("- " and its newline), so no more can be listed
+    for i, m in enumerate(ordered(members, first=max_chars // 3 + 1)):
         line = f"- {first_line(m.content, line_chars)}"
         more = len(members) - i - 1
         tail = len(f"\n(and {more} more)") if more else 0
