@@ -101,8 +101,10 @@ class ForgettingConfig(Frozen):
         "Records of what happened (the kinds in record_kinds: captured tool runs) that nobody recalled for this many days "
         "go dormant: still found by a search that asks for dormant or past-session memories, reactivated when recalled. "
         "A year of tool runs outnumbers a project's facts ten to one and crowds them out of the top results. Unset = kept."))
-    record_kinds: tuple[Literal["episode", "tool_event"], ...] = Field(("tool_event",), description=(
-        "The kinds records expiry applies to (any of episode, tool_event); episodes, the lasting account of a session, are kept by default."))
+    record_kinds: tuple[Literal["episode", "tool_event", "chatter"], ...] = Field(("tool_event", "chatter"), description=(
+        "What records expiry applies to: any of episode, tool_event, and chatter (lines of conversation the observer "
+        "flagged as carrying no knowledge: 'ok, thanks', 'let me check the logs first'); episodes, the lasting "
+        "account of a session, are kept by default."))
     utility_floor: float = Field(0.15, ge=0, le=1, description="Utility floor: a memory whose utility (as feedback left it) is under this and ... (seed: 0.15)")
     utility_idle_days: float = Field(30.0, ge=0, description="... that was unused this many days goes dormant (seed: 30).")
     redundancy: float = Field(0.9, gt=0, le=1, description="Cosine above which two memories are redundant: the less useful goes dormant (seed: 0.9).")

@@ -33,7 +33,7 @@ from mnemex.engine.lifecycle import concepts, forgetting, summaries, tagging, th
 from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
-from mnemex.engine.lifecycle.policy import exempt
+from mnemex.engine.lifecycle.policy import exempt, is_record
 from mnemex.engine.lifecycle.quiet import (
     Foreground,
     Yielding,
@@ -44,7 +44,6 @@ from mnemex.engine.lifecycle.quiet import (
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
-from mnemex.engine.write.formation import RECORD_KINDS
 from mnemex.engine.write.path import Formed, WritePath
 from mnemex.models import (
     Memory,
@@ -115,7 +114,7 @@ def changed_at(memory: Memory) -> datetime:
 
 def comparable(memory: Memory) -> bool:
     """A memory consolidation compares with its neighbours: knowledge, not a truth anchor or a summary."""
-    return memory.kind not in RECORD_KINDS and not exempt(memory) and not summaries.is_summary(memory)
+    return not is_record(memory) and not exempt(memory) and not summaries.is_summary(memory)
 
 
 class Dreamer:
@@ -271,7 +270,7 @@ class Dreamer:
         # records of what happened (episodes, tool events) and memories feedback found unhelpful are
         # left to fade: rehearsing them would keep noise alive
         endangered = [(m, s) for m, s in awake if s.retrievability < cfg.rehearse_below and not exempt(m)
-                      and m.kind not in RECORD_KINDS and s.utility >= 0.5 and not summaries.is_summary(m)]
+                      and not is_record(m) and s.utility >= 0.5 and not summaries.is_summary(m)]
         endangered = sorted_in_slices(endangered, key=lambda ms: (-(ms[0].importance * ms[1].utility), ms[0].id))
         storage_max = self.config.storage_max
 

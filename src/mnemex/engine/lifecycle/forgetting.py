@@ -11,11 +11,11 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
-from mnemex.engine.lifecycle.policy import exempt
+from mnemex.engine.lifecycle.policy import exempt, is_chatter, is_record
 from mnemex.engine.lifecycle.quiet import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.engine.statements import holds_all, read
-from mnemex.models import RECORD_KINDS, Memory
+from mnemex.models import Memory
 
 RULES = ("contradiction", "foresight", "records", "utility_floor", "redundancy", "capacity")
 
@@ -66,9 +66,12 @@ def records(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
     if rule.record_idle_days is None:
         return []
     kinds = set(rule.record_kinds)
-    return [Forget(m.id, "records", f"a {m.kind.value.replace('_', ' ')} nobody recalled for {s.idle_days:.0f} days")
+    chatter = "chatter" in kinds
+    return [Forget(m.id, "records", f"{'chatter' if m.kind.value not in kinds else 'a ' + m.kind.value.replace('_', ' ')} "
+                                    f"nobody recalled for {s.idle_days:.0f} days")
             for m, s in assessed
-            if m.kind.value in kinds and s.idle_days >= rule.record_idle_days and may_sleep(m, s, config)]
+            if (m.kind.value in kinds or (chatter and is_chatter(m))) and s.idle_days >= rule.record_idle_days
+            and may_sleep(m, s, config)]
 
 
 def utility_floor(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:
@@ -138,7 +141,7 @@ def capacity(assessed: Sequence[tuple[Memory, Strength]], config: LifecycleConfi
             continue
         target = int(cap * config.forgetting.trim_to)
         weakest = sorted_in_slices((ms for ms in members if may_sleep(ms[0], ms[1], config)),
-                                   key=lambda ms: (ms[0].kind not in RECORD_KINDS, keep_score(ms[1]),
+                                   key=lambda ms: (not is_record(ms[0]), keep_score(ms[1]),
                                                    as_utc(ms[0].created_at), ms[0].id),
                                    first=len(members) - target)
         where = project or scope

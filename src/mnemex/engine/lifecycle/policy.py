@@ -37,6 +37,22 @@ class Move:
     reason: str
 
 
+#: The observer's flag for a line of conversation that carries no knowledge (`observe/chatter.py`).
+CHATTER = "chatter"
+
+
+def is_chatter(memory: Memory) -> bool:
+    flags = memory.metadata.get("flags")
+    return isinstance(flags, list) and CHATTER in flags
+
+
+def is_record(memory: Memory) -> bool:
+    """A record of a moment, not knowledge: a tool run, an episode, or chatter ("ok, thanks", "let
+    me check the logs first"). Records are never rehearsed, tagged or promoted by the entities they
+    share, and are compared with nothing."""
+    return memory.kind in RECORD_KINDS or is_chatter(memory)
+
+
 def exempt(memory: Memory) -> bool:
     """Truth anchors and flashbulb memories stay where they are."""
     return memory.pinned or memory.immutable or bool(memory.metadata.get("flashbulb"))
@@ -74,7 +90,7 @@ def promotion(memory: Memory, spec: TierSpec, strength: Strength, now: datetime,
     # convergent evidence is for knowledge: a test run that names a busy component in every session
     # is not knowledge because of it (on the year benchmark this rule promoted tool runs by the hundred)
     if spec.promote_entity_episodes is not None and entity_sessions >= spec.promote_entity_episodes \
-            and memory.kind not in RECORD_KINDS:
+            and not is_record(memory):
         return f"an entity shared with {entity_sessions} memories of other sessions"
     if spec.promote_surprise is not None and memory.lifecycle.surprise >= spec.promote_surprise:
         return f"surprise {memory.lifecycle.surprise:.2f}"

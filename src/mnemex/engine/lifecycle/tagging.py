@@ -14,8 +14,9 @@ from collections import defaultdict
 from datetime import timedelta
 from typing import Iterable
 
+from mnemex.engine.lifecycle.policy import is_record
 from mnemex.engine.lifecycle.strength import as_utc
-from mnemex.models import RECORD_KINDS, Memory
+from mnemex.models import Memory
 
 #: Metadata key of a captured memory: the id of the memory that captured it.
 CAPTURED_BY = "captured_by"
@@ -29,7 +30,7 @@ def captures(memories: Iterable[Memory], *, tag_below: float, hours: float, stro
         return []
     sessions: dict[str, list[Memory]] = defaultdict(list)
     for m in memories:
-        if m.provenance.session_id and m.kind not in RECORD_KINDS:
+        if m.provenance.session_id and not is_record(m):
             sessions[m.provenance.session_id].append(m)
     window = timedelta(hours=hours)
     out = []

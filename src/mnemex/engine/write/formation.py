@@ -36,7 +36,7 @@ NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CO
 CHANNELS = "importance_channels"
 OBSERVER_ERROR = "observer_error"
 NOISY_FLAGS = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
-                         ObserveFlag.TOO_SHORT})
+                         ObserveFlag.TOO_SHORT, ObserveFlag.CHATTER})
 
 
 @dataclass(frozen=True, slots=True)

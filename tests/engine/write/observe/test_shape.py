@@ -10,7 +10,7 @@ from mnemex.engine.write.observe.shape import ObserveFlag, information_density, 
 
 # ------------------------------------------------------------------------- flags
 FLAG_CASES = [
-    ("ok thanks!", {ObserveFlag.TOO_SHORT, ObserveFlag.LOW_DENSITY}),
+    ("ok thanks!", {ObserveFlag.TOO_SHORT, ObserveFlag.LOW_DENSITY, ObserveFlag.CHATTER}),
     ("<system-reminder>You are Claude. Follow the rules.</system-reminder>", {ObserveFlag.SYSTEM_CONTENT}),
     ('<function_calls><invoke name="Bash"><parameter name="command">ls</parameter></invoke></function_calls>',
      {ObserveFlag.SYSTEM_CONTENT}),

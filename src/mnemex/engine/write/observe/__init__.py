@@ -11,17 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.engine.write.observe.chatter import is_chatter
 from mnemex.engine.write.observe.classify import Classification, classify
 from mnemex.engine.write.observe.entities import Entity, extract_entities
 from mnemex.engine.write.observe.foresight import plan_valid_until
-from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.engine.write.observe.rewrite import split_atoms, to_third_person
 from mnemex.engine.write.observe.shape import ObserveFlag, TextShape, information_density, measure, shape_flags
 from mnemex.engine.write.observe.signals import Channels, importance, priority, read_channels
 from mnemex.models import MemoryKind, utcnow
 
 _NOISE = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
-                    ObserveFlag.TOO_SHORT})
+                    ObserveFlag.TOO_SHORT, ObserveFlag.CHATTER})
 # Texts whose parts only make sense together stay one atom.
 _WHOLE_KINDS = frozenset({MemoryKind.PROCEDURE})
 _WHOLE_FLAGS = frozenset({ObserveFlag.CODE_HEAVY, ObserveFlag.SYSTEM_CONTENT, ObserveFlag.TOO_LONG})
@@ -81,7 +82,7 @@ def observe(text: str, config: ObserverConfig = DEFAULT_OBSERVER, *, now: dateti
     entities = extract_entities(body, config.max_entities)
     shape = measure(body, config)
     density = information_density(body, len(entities))
-    flags = shape_flags(shape, density, config)
+    flags = shape_flags(shape, density, config) | ({ObserveFlag.CHATTER} if is_chatter(body) else frozenset())
     verdict = classify(body, entity_count=len(entities), config=config)
     channels = read_channels(body, config)
     novelty = config.default_novelty if novelty is None else max(0.0, min(1.0, novelty))

@@ -20,6 +20,7 @@ class ObserveFlag(StrEnum):
     MARKDOWN_HEAVY = "markdown_heavy"
     EMOJI_HEAVY = "emoji_heavy"
     LOW_DENSITY = "low_density"
+    CHATTER = "chatter"  # a line of conversation that carries no knowledge (`chatter.py`)
 
 
 @dataclass(frozen=True, slots=True)

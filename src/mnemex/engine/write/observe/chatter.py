@@ -1,0 +1,76 @@
+"""Chatter: the lines of a working conversation that carry no knowledge — an acknowledgement
+("ok, thanks", "sounds good, go ahead"), a greeting or a sign-off, who is out or asked what, or
+the speaker narrating what they are doing right now ("let me check the logs first", "reading
+through the billing code to get oriented").
+
+Stored like any statement (nothing is dropped), they are flagged: their importance is lowered as
+other noise's is, and the lifecycle treats them as records of a moment — never rehearsed, never
+promoted, dormant once nobody recalled them for a month (`forgetting.record_kinds`). Left alone,
+a year of them is strengthened by repetition like knowledge, and pushes decisions out of the top
+results (`benchmarks/lifecycle_year.py`).
+
+The rules keep a line that may hold knowledge: a number, a path, a flag, a version, an
+assignment or inline code, a sentence after the opener that states something ("ok, the staging
+database moved to eu-west-1"), or more than `MAX_WORDS` words is never chatter.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Longer lines are not chatter: they have room for knowledge.
+MAX_WORDS = 14
+
+_I = re.IGNORECASE
+# an acknowledgement, greeting, apology or sign-off opening the line
+_OPENER = re.compile(
+    r"^\W*(?:ok(?:ay)?|k|kk|thanks?|thank you|thx|ty|cheers|sounds good|sgtm|lgtm|nice|great|cool|perfect|"
+    r"awesome|sure|yep|yup|yeah|yes|no worries|np|got it|will do|noted|hm+|wait|sorry|oops|whoops|ugh|"
+    r"argh|lol|haha|good (?:morning|afternoon|evening|night)|morning|hi|hey|hello|bye|brb|afk|back|"
+    r"done for (?:today|the day|now|tonight))\b", _I)
+# the speaker narrating the moment
+_NARRATION = re.compile(
+    r"^\W*(?:let me|lemme|let's see|i'?m (?:going to|gonna|about to|looking|checking|reading|trying|"
+    r"still)|i'?ll (?:look|check|have a look|take a look|get back|ping|circle back|pick (?:it|this|that) up)|"
+    r"(?:now |still )?(?:reading|looking|checking|opened|opening|trying|re-?running|rerunning|continuing|"
+    r"poking|digging|skimming|browsing|picking (?:up|it up|this up)|starting (?:on|with)|heading (?:out|off)|"
+    r"grabbing)\b|(?:coffee|lunch|meeting)\b|be right back|stepping away|"
+    r"ignore (?:that|this|the (?:previous|last)|my (?:previous|last)))", _I)
+# who is out, who said hello, who asked what
+_SOCIAL = re.compile(
+    r"\b(?:asked (?:whether|if|about|me|us|for an update)|says? hi|said hi|say hi)\b"
+    r"|^\W*(?-i:[A-Z][a-z]+|[Hh]e|[Ss]he|[Tt]hey|I|[Ww]e)(?: is| are|'s|'re| am|'m) (?:out|off|away) "
+    r"(?:today|this week|tomorrow|until \w+)|\bis (?:sick|on (?:leave|vacation|holiday|pto))\b", _I)
+# a line with any of these may hold knowledge
+_KNOWLEDGE = re.compile(r"\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
+# what may follow an opener and still say nothing: a remark on "that", a go-ahead, the speaker's next move
+_AFTER_OPENER = re.compile(
+    r"^(?:that|it|this|those|go ahead|see you|talk (?:to you )?(?:later|tomorrow)|my (?:bad|mistake)|"
+    r"will (?:do|check|look|try|pick|continue|resume|finish)|i'?ll (?:check|look|try|be back|continue))\b", _I)
+# ... unless it states something ("thanks, that means billing uses Stripe now")
+_STATES = re.compile(r"\b(?:means|uses|needs|must|should|runs|lives|moved|changed|replaced|requires|depends)\b", _I)
+
+def is_chatter(text: str) -> bool:
+    """True for a line of conversation that carries no knowledge (see the module docstring)."""
+    body = text.strip()
+    words = body.split()
+    if not words or len(words) > MAX_WORDS or "\n" in body or _KNOWLEDGE.search(body):
+        return False
+    if _SOCIAL.search(body):
+        return True
+    if _NARRATION.match(body):
+        # "looking at the logs, the worker runs out of memory" reports a finding after the narration
+        _, _, then = body.partition(",")
+        return not _STATES.search(body) and (len(then.split()) <= 2 or _idle(then))
+    if not _OPENER.match(body):
+        return False
+    # "ok, thanks", "nice, that fixed it", "hmm, that didn't work", "good morning, continuing with X"
+    return _idle(_OPENER.sub("", body, count=1))
+
+
+def _idle(rest: str) -> bool:
+    """What follows an opener or a narration says nothing more: empty, another opener, a remark on
+    "that", a go-ahead, or more narration, with nothing stated about anything."""
+    rest = rest.strip(" ,.!-:;")
+    return not rest or (bool(_OPENER.match(rest) or _NARRATION.match(rest) or _AFTER_OPENER.match(rest))
+                        and not _STATES.search(rest))

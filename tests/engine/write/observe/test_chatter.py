@@ -1,0 +1,61 @@
+"""Chatter: conversation lines that carry no knowledge are flagged; anything that may hold some is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemex.engine.write.observe import observe
+from mnemex.engine.write.observe.chatter import is_chatter
+from mnemex.engine.write.observe.shape import ObserveFlag
+
+CHATTER = [
+    "thanks, that did it",
+    "ok cool",
+    "great, go ahead",
+    "hmm, it still doesn't work",
+    "good afternoon, picking up where we left off",
+    "let me look at the failing job first",
+    "looking into the payment worker now",
+    "trying another way for the login ticket",
+    "Priya said hi",
+    "Marco asked if the invoicing service is affected",
+    "Lena is off tomorrow",
+    "lunch, back in a bit",
+    "done for the day, will continue tomorrow",
+]
+
+KNOWLEDGE = [
+    "ok, the staging database moved to eu-west-1",
+    "thanks, that means invoicing uses Stripe now",
+    "sure, run make lint before pushing",
+    "ok, use yarn",
+    "no, use the staging cluster",
+    "hey, redis is down again",
+    "looking at the logs, the worker runs out of memory on big uploads",
+    "reading settings from config.toml",
+    "The API listens on port 8080",
+    "Inline indexing is off",
+    "the feature flag is off today",
+    "we never force-push to main",
+    "Could you use pnpm instead of npm?",
+    "yes, retries are capped at three",
+    "ok " + "and then the session cache keeps every token for a week " * 2,  # too long to be chatter
+]
+
+
+@pytest.mark.parametrize("text", CHATTER)
+def test_conversation_without_knowledge_is_chatter(text):
+    assert is_chatter(text)
+    assert ObserveFlag.CHATTER in observe(text).flags
+
+
+@pytest.mark.parametrize("text", KNOWLEDGE)
+def test_a_line_that_may_hold_knowledge_is_not_chatter(text):
+    assert not is_chatter(text)
+
+
+def test_chatter_counts_as_noise_for_importance():
+    plain = observe("the invoicing service is affected")
+    chat = observe("Marco asked if the invoicing service is affected")
+    assert chat.has(ObserveFlag.CHATTER) and not plain.has(ObserveFlag.CHATTER)
+    assert chat.importance < plain.importance
