@@ -160,3 +160,21 @@ def test_tool_runs_nobody_recalled_for_a_month_go_dormant_knowledge_does_not():
     assert {f.memory_id for f in records([(m, assess(m, NOW, both)) for m in items], both)} == {old_run.id, episode.id}
     off = DEFAULT.model_copy(update={"forgetting": ForgettingConfig(record_idle_days=None)})
     assert records([(m, assess(m, NOW, off)) for m in items], off) == []
+
+
+def test_chatter_is_a_record_it_expires_unrecalled_and_is_never_promoted_by_shared_entities():
+    from mnemex.config.dream import ForgettingConfig
+    from mnemex.engine.lifecycle.forgetting import records
+    from mnemex.engine.lifecycle.policy import is_record
+
+    chat = _memory(days=40, n=1, metadata={"flags": ["chatter"]})
+    asked = _memory(days=40, idle=2, n=2, recalls=1, metadata={"flags": ["chatter"]})
+    fact = _memory(days=40, n=3, metadata={"flags": ["too_short"]})
+    assert is_record(chat) and not is_record(fact)
+    out = records([(m, assess(m, NOW, DEFAULT)) for m in (chat, asked, fact)], DEFAULT)
+    assert [f.memory_id for f in out] == [chat.id]
+    assert out[0].reason == "chatter nobody recalled for 40 days"
+    runs_only = DEFAULT.model_copy(update={"forgetting": ForgettingConfig(record_kinds=("tool_event",))})
+    assert records([(chat, assess(chat, NOW, runs_only))], runs_only) == []
+    assert decide(_memory(days=5, metadata={"flags": ["chatter"]}), NOW, DEFAULT, entity_sessions=30) is None
+    assert decide(_memory(days=5), NOW, DEFAULT, entity_sessions=30) is not None

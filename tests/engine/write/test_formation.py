@@ -139,3 +139,10 @@ def test_importance_uses_the_four_channels_with_novelty(engine):
     explicit = remember(engine, "The staging cluster runs Kubernetes 1.31", importance=0.9)
     mem = engine.recall([explicit.id], touch=False)[0]
     assert mem.importance == 0.9 and "importance_channels" not in mem.metadata
+
+
+def test_chatter_is_stored_and_flagged(engine):
+    chat = remember(engine, "Marco asked if the invoicing service is affected, told him I'd check")
+    fact = remember(engine, "The invoicing service retries webhooks five times")
+    chat_m, fact_m = engine.recall([chat.id, fact.id], touch=False)
+    assert "chatter" in chat_m.metadata["flags"] and "chatter" not in fact_m.metadata.get("flags", [])
