@@ -82,7 +82,9 @@ PURE = {
     "mnemex.engine.write.redact": ("mnemex.models", "mnemex.config"),
     "mnemex.engine.statements": ("mnemex.models", "mnemex.config"),
     "mnemex.engine.lifecycle.strength": ("mnemex.models", "mnemex.config"),
-    "mnemex.engine.lifecycle.policy": ("mnemex.models", "mnemex.config", "mnemex.engine.lifecycle.strength"),
+    "mnemex.engine.lifecycle.slices": ("mnemex.models", "mnemex.config"),
+    "mnemex.engine.lifecycle.policy": ("mnemex.models", "mnemex.config", "mnemex.engine.lifecycle.strength",
+                                       "mnemex.engine.lifecycle.slices"),
 }
 
 

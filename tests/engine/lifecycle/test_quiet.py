@@ -7,13 +7,12 @@ import threading
 import time
 
 from mnemex.engine.lifecycle.quiet import (
-    SLICE,
     SWITCH_INTERVAL,
     Foreground,
     Yielding,
     background_run,
-    sorted_in_slices,
 )
+from mnemex.engine.lifecycle.slices import SLICE, sorted_in_slices
 from mnemex.models import MemoryKind, NewMemory, utcnow
 from tests.helpers import import_aged
 

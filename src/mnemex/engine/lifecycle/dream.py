@@ -34,13 +34,8 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt, is_record
-from mnemex.engine.lifecycle.quiet import (
-    Foreground,
-    Yielding,
-    background_run,
-    release,
-    sorted_in_slices,
-)
+from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
+from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory

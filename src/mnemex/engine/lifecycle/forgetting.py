@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle.policy import exempt, is_chatter, is_record
-from mnemex.engine.lifecycle.quiet import sorted_in_slices
+from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.engine.statements import holds_all, read
 from mnemex.models import Memory

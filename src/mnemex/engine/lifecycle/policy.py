@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Iterable, Literal
 
 from mnemex.config.lifecycle import LifecycleConfig, TierSpec
-from mnemex.engine.lifecycle.quiet import sorted_in_slices
+from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, assess, days_between
 from mnemex.models import RECORD_KINDS, Memory
 

@@ -15,13 +15,11 @@ one ends, what survived is frozen (`gc.freeze`) before the collector resumes.
 from __future__ import annotations
 
 import gc
-import heapq
 import sys
 import threading
 import time
 from contextlib import contextmanager
-from itertools import islice
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -143,24 +141,6 @@ def release(foreground: Foreground, *held: Any) -> None:
             while container:
                 del container[-512:]
                 foreground.checkpoint()
-
-
-#: Items sorted at once by `sorted_in_slices`: sorting 1,000 memories' keys takes about a millisecond.
-SLICE = 1024
-
-
-def sorted_in_slices(items: Iterable[T], key: Callable[[T], Any] | None = None, *, reverse: bool = False,
-                     first: int | None = None) -> list[T]:
-    """`sorted(items, key=key, reverse=reverse)[:first]`, the same order (ties too), without one
-    long C sort: `sorted` compares keys in C holding the GIL, and ordering the 50,000 members of
-    one category of a 100,000-memory store kept a search waiting ~100-150 ms. Here slices of
-    `SLICE` are sorted one by one and merged in Python, which lets other threads in; with `first`
-    only that many are merged."""
-    items = list(items)
-    if len(items) <= SLICE:
-        return sorted(items, key=key, reverse=reverse)[:first]
-    runs = [sorted(items[i:i + SLICE], key=key, reverse=reverse) for i in range(0, len(items), SLICE)]
-    return list(islice(heapq.merge(*runs, key=key, reverse=reverse), first))
 
 
 class Yielding:

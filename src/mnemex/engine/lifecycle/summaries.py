@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from mnemex.engine.lifecycle.quiet import sorted_in_slices
+from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import as_utc
 from mnemex.models import Memory
 
