@@ -32,6 +32,9 @@ class MemoryKind(StrEnum):
 #: Records of what happened (a session's episodes, captured tool runs), as opposed to knowledge:
 #: never gated, consolidated or promoted as knowledge, and the first to leave the active set.
 RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
+#: The observer's flag (in `metadata["flags"]`) for a line of conversation that carries no
+#: knowledge ("ok, thanks", "let me check the logs first"; `engine/write/observe/chatter.py`).
+CHATTER = "chatter"
 
 
 class Scope(StrEnum):
@@ -106,6 +109,12 @@ class Memory(BaseModel):
     entities: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
     lifecycle: Lifecycle = Lifecycle()
+
+    @property
+    def is_chatter(self) -> bool:
+        """The observer flagged it as chatter (a line of conversation that carries no knowledge)."""
+        flags = self.metadata.get("flags")
+        return isinstance(flags, list) and CHATTER in flags
 
     def is_current(self, at: datetime | None = None) -> bool:
         at = at or utcnow()

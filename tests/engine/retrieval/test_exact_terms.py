@@ -169,3 +169,28 @@ def test_a_rare_quoted_phrase_held_keeps_bm25_from_being_outvoted(engine, monkey
     query = 'CI blew up: "there is no reactor running" — remedy?'
     assert _rank(engine, query, ids[0]) == 0 and leaned == []
     assert _rank(engine, query, ids[0], DEFAULT.model_copy(update={"exact_anchor": False})) == 0 and leaned == ["lean"]
+
+
+def test_chatter_does_not_crowd_out_what_is_known_unless_the_question_is_about_the_talk(engine):
+    from mnemex.models import NewMemory
+
+    said = [engine.memorize(NewMemory(content=text, project="/work/proj")).id for text in (
+        "Marco asked if invoicing-service is affected, told him I'd check",
+        "reading through the invoicing-service code to get oriented",
+        "ok, will look at invoicing-service after lunch",
+    )]
+    known = engine.memorize(NewMemory(content="Priya is responsible for invoicing-service and its on-call rota",
+                                      project="/work/proj")).id
+    stored = engine.recall(said, touch=False)
+    assert all(m.is_chatter for m in stored) and not engine.recall([known], touch=False)[0].is_chatter
+    flt = engine.default_filter(project="/work/proj")
+    query = "who is responsible for invoicing-service?"
+    flat = DEFAULT.model_copy(update={"chatter_weight": 1.0})
+    got = {r.memory.id: r for r in engine.search(query, filter=flt, limit=10, config=flat)}
+    kept = {r.memory.id: r for r in engine.search(query, filter=flt, limit=10)}
+    for key in said:
+        assert "chatter" in kept[key].why and kept[key].score < got[key].score
+    assert next(iter(kept)) == known
+    # a question about the talk itself keeps the chatter's weight
+    talk = engine.search("who asked whether invoicing-service is affected?", filter=flt, limit=5)
+    assert talk[0].memory.id == said[0] and "chatter" not in talk[0].why

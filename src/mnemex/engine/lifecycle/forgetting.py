@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
-from mnemex.engine.lifecycle.policy import exempt, is_chatter, is_record
+from mnemex.engine.lifecycle.policy import exempt, is_record
 from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.engine.statements import holds_all, read
@@ -70,7 +70,7 @@ def records(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
     return [Forget(m.id, "records", f"{'chatter' if m.kind.value not in kinds else 'a ' + m.kind.value.replace('_', ' ')} "
                                     f"nobody recalled for {s.idle_days:.0f} days")
             for m, s in assessed
-            if (m.kind.value in kinds or (chatter and is_chatter(m))) and s.idle_days >= rule.record_idle_days
+            if (m.kind.value in kinds or (chatter and m.is_chatter)) and s.idle_days >= rule.record_idle_days
             and may_sleep(m, s, config)]
 
 

@@ -37,20 +37,11 @@ class Move:
     reason: str
 
 
-#: The observer's flag for a line of conversation that carries no knowledge (`observe/chatter.py`).
-CHATTER = "chatter"
-
-
-def is_chatter(memory: Memory) -> bool:
-    flags = memory.metadata.get("flags")
-    return isinstance(flags, list) and CHATTER in flags
-
-
 def is_record(memory: Memory) -> bool:
     """A record of a moment, not knowledge: a tool run, an episode, or chatter ("ok, thanks", "let
     me check the logs first"). Records are never rehearsed, tagged or promoted by the entities they
     share, and are compared with nothing."""
-    return memory.kind in RECORD_KINDS or is_chatter(memory)
+    return memory.kind in RECORD_KINDS or memory.is_chatter
 
 
 def exempt(memory: Memory) -> bool:

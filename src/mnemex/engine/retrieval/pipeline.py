@@ -87,7 +87,7 @@ class Retriever:
         if cfg.composite:
             order = rescore(order, cands, cfg, plan, window, now, session_id, limit, self.lifecycle)
         order = coactivation(order, cands, cfg, limit, self.partners)
-        order = demote_routine(order, cands, cfg, plan.about_runs)
+        order = demote_routine(order, cands, cfg, plan.about_runs, query)
         order = diversify(ctx, order, cands, cfg, limit)
         if cfg.exact_floor and rare:
             order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))

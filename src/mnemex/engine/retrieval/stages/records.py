@@ -1,4 +1,5 @@
-"""Routine tool runs: the same command succeeding again and again (and the same file read again).
+"""Routine tool runs (the same command succeeding again and again, the same file read again) and
+chatter (lines of conversation with no knowledge in them).
 
 Such records say that something ran, not what anyone knows. They quote the command, path or
 tool a question asks about, so a dozen of them would crowd out the one decision or convention
@@ -7,6 +8,11 @@ another candidate records the same command (or file) succeeding too; its relevan
 `routine_run_weight` unless the question asks about runs ("when did we last run the migration",
 "did the build pass"). A failed run, an edit, a run recorded once, and every other kind of memory
 keep their relevance.
+
+Chatter ("X asked whether billing is affected", "reading through the billing code to get
+oriented", flagged by the observer) names the component a question asks about and says nothing
+about it; its relevance is scaled by `chatter_weight` unless the question asks who said or asked
+what.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ _FAILED = re.compile(r"(?<!\b0 )\bfail(?:ed|s|ure|ures|ing)?\b|\b[1-9][\d,]*\s+e
 _CHANGE = re.compile(r"^(?:Edited|Wrote) ")
 _QUOTED_COMMAND = re.compile(r"`([^`\n]+)`")
 _READ = re.compile(r"^Read (\S+)")
+# a question about the conversation itself: who asked, said or mentioned what
+_ABOUT_TALK = re.compile(r"\b(?:who (?:asked|said|mentioned|brought up|was out|is out)|what did \w+ (?:say|ask|mention)"
+                         r"|did (?:anyone|anybody|someone|somebody) (?:ask|say|mention)|asked (?:about|whether|if))\b", re.I)
 
 
 def run_key(memory: Memory) -> str | None:
@@ -44,15 +53,19 @@ def run_key(memory: Memory) -> str | None:
     return " ".join(str(key).lower().split()) if key else None
 
 
-def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, about_runs: bool) -> list[str]:
-    """`order` with the routine runs' relevance scaled by `routine_run_weight` (re-ranked), unless
-    the question is about runs."""
-    if about_runs or cfg.routine_run_weight >= 1.0:
-        return order
-    keys = {key: run_key(cands[key].memory) for key in order if cands[key].hit.kind == MemoryKind.TOOL_EVENT}
-    runs = Counter(k for k in keys.values() if k)
-    routine = [key for key, run in keys.items() if run and runs[run] >= 2]  # the same success again
-    for key in routine:
-        cands[key].relevance *= cfg.routine_run_weight
-        cands[key].why.append("routine")
-    return ranked({key: cands[key].relevance for key in order}) if routine else order
+def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, about_runs: bool,
+                   query: str = "") -> list[str]:
+    """`order` with the routine runs' relevance scaled by `routine_run_weight` unless the question
+    is about runs, and chatter's by `chatter_weight` unless it is about the conversation (re-ranked)."""
+    demoted: list[tuple[str, float, str]] = []
+    if not about_runs and cfg.routine_run_weight < 1.0:
+        keys = {key: run_key(cands[key].memory) for key in order if cands[key].hit.kind == MemoryKind.TOOL_EVENT}
+        runs = Counter(k for k in keys.values() if k)
+        # the same success again
+        demoted += [(key, cfg.routine_run_weight, "routine") for key, run in keys.items() if run and runs[run] >= 2]
+    if cfg.chatter_weight < 1.0 and not _ABOUT_TALK.search(query):
+        demoted += [(key, cfg.chatter_weight, "chatter") for key in order if cands[key].hit.is_chatter]
+    for key, weight, why in demoted:
+        cands[key].relevance *= weight
+        cands[key].why.append(why)
+    return ranked({key: cands[key].relevance for key in order}) if demoted else order
