@@ -9,6 +9,7 @@ from mnemex.errors import ImmutableMemoryError
 from mnemex.models import (
     MemoryChanges,
     MemoryKind,
+    NewMemory,
     ValidityMode,
     WriteAction,
 )
@@ -146,3 +147,6 @@ def test_chatter_is_stored_and_flagged(engine):
     fact = remember(engine, "The invoicing service retries webhooks five times")
     chat_m, fact_m = engine.recall([chat.id, fact.id], touch=False)
     assert "chatter" in chat_m.metadata["flags"] and "chatter" not in fact_m.metadata.get("flags", [])
+    # a caller that gives the kind says what the line is
+    told = engine.memorize(NewMemory(content="sounds good, go ahead", kind=MemoryKind.DECISION))
+    assert not engine.recall([told.id], touch=False)[0].is_chatter

@@ -97,16 +97,19 @@ def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
         weight = new.importance if new.importance is not None else 0.5
         return [Draft(text, new.kind, weight, entities, None, base)]
     obs = observe(text, config, now=now)
-    flags = sorted(str(f) for f in obs.flags)
+    # a line the caller gave a kind, a pin or an importance is what the caller says it is, not chatter
+    chosen = new.kind is not None or new.pinned or new.importance is not None
+    seen = obs.flags - {ObserveFlag.CHATTER} if chosen else obs.flags
+    flags = sorted(str(f) for f in seen)
     if flags:
         base["flags"] = flags
     if obs.flags & NO_INJECT_FLAGS:
         base["no_inject"] = True
-    explicit = new.kind is not None or new.pinned or new.importance is not None or whole
+    explicit = chosen or whole
     if ObserveFlag.LOW_DENSITY in obs.flags and not explicit and not (obs.flags & NO_INJECT_FLAGS):
         return [Skip(f"too little information to remember (density {obs.density:.2f})")]
     weight = new.importance if new.importance is not None else obs.importance
-    channels, noisy = None, bool(obs.flags & NOISY_FLAGS)
+    channels, noisy = None, bool(seen & NOISY_FLAGS)
     if new.importance is None:  # kept with the memory: what its importance was estimated from
         channels = obs.channels
         base[CHANNELS] = {"arousal": channels.arousal, "reward": channels.reward,

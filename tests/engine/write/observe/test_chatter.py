@@ -28,6 +28,7 @@ KNOWLEDGE = [
     "ok, the staging database moved to eu-west-1",
     "thanks, that means invoicing uses Stripe now",
     "sure, run make lint before pushing",
+    "sounds good, go ahead with the rollout plan",
     "ok, use yarn",
     "no, use the staging cluster",
     "hey, redis is down again",

@@ -45,7 +45,7 @@ _SOCIAL = re.compile(
 _KNOWLEDGE = re.compile(r"\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
 # what may follow an opener and still say nothing: a remark on "that", a go-ahead, the speaker's next move
 _AFTER_OPENER = re.compile(
-    r"^(?:that|it|this|those|go ahead|see you|talk (?:to you )?(?:later|tomorrow)|my (?:bad|mistake)|"
+    r"^(?:that|it|this|those|go ahead\s*[.!]?$|see you|talk (?:to you )?(?:later|tomorrow)|my (?:bad|mistake)|"
     r"will (?:do|check|look|try|pick|continue|resume|finish)|i'?ll (?:check|look|try|be back|continue))\b", _I)
 # ... unless it states something ("thanks, that means billing uses Stripe now")
 _STATES = re.compile(r"\b(?:means|uses|needs|must|should|runs|lives|moved|changed|replaced|requires|depends)\b", _I)
