@@ -194,3 +194,25 @@ def test_chatter_does_not_crowd_out_what_is_known_unless_the_question_is_about_t
     # a question about the talk itself keeps the chatter's weight
     talk = engine.search("who asked whether invoicing-service is affected?", filter=flt, limit=5)
     assert talk[0].memory.id == said[0] and "chatter" not in talk[0].why
+
+
+def test_a_question_about_what_was_decided_favours_the_decision(engine):
+    from mnemex.engine.retrieval.stages.asked_kind import asks_for_decision
+
+    assert asks_for_decision("What did we decide about the cache?") and asks_for_decision("which queue did we choose")
+    assert not asks_for_decision("where does the cache live?")
+    ids = _ids(4)
+    engine.import_memories(_memories("/work/proj", [
+        (ids[0], MemoryKind.FACT, 50, "pricing-engine reads its settings from etc/pricing-engine/pricing-engine.ini."),
+        (ids[1], MemoryKind.FACT, 40, "pricing-engine is written in Python and deployed with helm."),
+        (ids[2], MemoryKind.DECISION, 30, "We settled that pricing-engine ships on its own schedule, not with the monorepo."),
+        (ids[3], MemoryKind.FACT, 20, "Edit etc/pricing-engine/pricing-engine.ini to change pricing-engine settings."),
+    ]))
+    query = "What did we decide about pricing-engine?"
+    flat = DEFAULT.model_copy(update={"decision_boost": 1.0})
+    with_boost = {r.memory.id: r for r in engine.search(query, limit=10, now=NOW)}
+    without = {r.memory.id: r for r in engine.search(query, limit=10, now=NOW, config=flat)}
+    assert "a decision, asked for" in with_boost[ids[2]].why and with_boost[ids[2]].score > without[ids[2]].score
+    assert next(iter(with_boost)) == ids[2]
+    assert all("a decision, asked for" not in r.why for r in engine.search("where are the pricing-engine settings?",
+                                                                            limit=10, now=NOW))
