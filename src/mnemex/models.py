@@ -37,6 +37,12 @@ RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
 CHATTER = "chatter"
 
 
+def flagged_chatter(metadata: dict[str, Any]) -> bool:
+    """Do a memory's metadata carry the observer's chatter flag?"""
+    flags = metadata.get("flags")
+    return isinstance(flags, list) and CHATTER in flags
+
+
 class Scope(StrEnum):
     PROJECT = "project"
     GLOBAL = "global"
@@ -113,8 +119,7 @@ class Memory(BaseModel):
     @property
     def is_chatter(self) -> bool:
         """The observer flagged it as chatter (a line of conversation that carries no knowledge)."""
-        flags = self.metadata.get("flags")
-        return isinstance(flags, list) and CHATTER in flags
+        return flagged_chatter(self.metadata)
 
     def is_current(self, at: datetime | None = None) -> bool:
         at = at or utcnow()

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol, Sequence
 
 from mnemex.errors import InvalidInputError
-from mnemex.models import CHATTER, Lifecycle, Memory, MemoryFilter, SparseVec
+from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec, flagged_chatter
 from mnemex.store._payload import PAYLOAD_VERSION, payload_to_memory
 
 __all__ = ["DENSE_VECTOR", "PAYLOAD_VERSION", "SPARSE_VECTOR", "Hit", "MemoryStore", "StoredPoint", "VectorQuery"]
@@ -81,8 +81,7 @@ class Hit:
     @property
     def is_chatter(self) -> bool:
         """`Memory.is_chatter`, read without decoding the memory."""
-        flags = (self._payload.get("metadata") or {}).get("flags")
-        return isinstance(flags, list) and CHATTER in flags
+        return flagged_chatter(self._payload.get("metadata") or {})
 
     def __repr__(self) -> str:
         return f"Hit(id={self.id!r}, score={self.score:.4f})"

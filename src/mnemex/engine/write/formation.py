@@ -21,7 +21,7 @@ from typing import Any
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
 from mnemex.engine.statements import read
-from mnemex.engine.write.observe import observe
+from mnemex.engine.write.observe import NOISY_FLAGS, observe
 from mnemex.engine.write.observe.entities import extract_entities
 from mnemex.engine.write.observe.shape import ObserveFlag
 from mnemex.engine.write.observe.signals import Channels, importance
@@ -35,8 +35,6 @@ NO_INJECT_FLAGS = frozenset({ObserveFlag.PROMPT_INJECTION, ObserveFlag.SYSTEM_CO
 #: Metadata key under which a memory keeps the channels its importance was estimated from.
 CHANNELS = "importance_channels"
 OBSERVER_ERROR = "observer_error"
-NOISY_FLAGS = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
-                         ObserveFlag.TOO_SHORT, ObserveFlag.CHATTER})
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,9 @@ from mnemex.engine.write.observe.shape import ObserveFlag, TextShape, informatio
 from mnemex.engine.write.observe.signals import Channels, importance, priority, read_channels
 from mnemex.models import MemoryKind, utcnow
 
-_NOISE = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
-                    ObserveFlag.TOO_SHORT, ObserveFlag.CHATTER})
+#: Flags that mark a text as noise for its importance (formation uses the same set).
+NOISY_FLAGS = frozenset({ObserveFlag.SYSTEM_CONTENT, ObserveFlag.PROMPT_INJECTION, ObserveFlag.LOW_DENSITY,
+                         ObserveFlag.TOO_SHORT, ObserveFlag.CHATTER})
 # Texts whose parts only make sense together stay one atom.
 _WHOLE_KINDS = frozenset({MemoryKind.PROCEDURE})
 _WHOLE_FLAGS = frozenset({ObserveFlag.CODE_HEAVY, ObserveFlag.SYSTEM_CONTENT, ObserveFlag.TOO_LONG})
@@ -100,7 +101,7 @@ def observe(text: str, config: ObserverConfig = DEFAULT_OBSERVER, *, now: dateti
         valid_until=plan_valid_until(body, now, config) if verdict.kind is MemoryKind.PLAN else None,
         channels=channels,
         novelty=novelty,
-        importance=importance(channels, novelty=novelty, kind=verdict.kind, noisy=bool(flags & _NOISE), config=config),
+        importance=importance(channels, novelty=novelty, kind=verdict.kind, noisy=bool(flags & NOISY_FLAGS), config=config),
     )
 
 
