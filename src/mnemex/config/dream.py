@@ -91,8 +91,8 @@ class ConceptConfig(Frozen):
 
 
 class ForgettingConfig(Frozen):
-    """Strategic forgetting, in the seed's order with records expiry after foresight: contradiction cleanup,
-    foresight expiry, records expiry, utility floor, redundancy, capacity trim. Always to dormant, never
+    """Strategic forgetting, in the seed's order with records expiry and repeated runs after foresight: contradiction
+    cleanup, foresight expiry, records expiry, repeated runs, utility floor, redundancy, capacity trim. Always to dormant, never
     deleted; pinned, immutable and flashbulb memories never."""
 
     contradictions: bool = Field(True, description="The older side of a `contradicts` relation goes dormant (unless it is a truth anchor).")
@@ -105,6 +105,10 @@ class ForgettingConfig(Frozen):
         "What records expiry applies to: any of episode, tool_event, and chatter (lines of conversation the observer "
         "flagged as carrying no knowledge: 'ok, thanks', 'let me check the logs first'); episodes, the lasting "
         "account of a session, are kept by default."))
+    repeat_keep: int = Field(1, ge=0, description=(
+        "A routine run recorded again (the same command, file read or wording succeeding: 'CI pipeline #812 for api: "
+        "passed' after #797): all but the newest this many of its records go dormant, unless recalled since the newest "
+        "was recorded. Failures, edits and runs recorded once are never repeats. 0 = off."))
     utility_floor: float = Field(0.15, ge=0, le=1, description="Utility floor: a memory whose utility (as feedback left it) is under this and ... (seed: 0.15)")
     utility_idle_days: float = Field(30.0, ge=0, description="... that was unused this many days goes dormant (seed: 30).")
     redundancy: float = Field(0.9, gt=0, le=1, description="Cosine above which two memories are redundant: the less useful goes dormant (seed: 0.9).")

@@ -45,6 +45,50 @@ def _import(engine, content: str, *, kind=MemoryKind.FACT, days: float = 20.0, *
     return import_aged(engine, content, project=PROJECT, kind=kind, days=days, **fields)
 
 
+def test_older_repeats_of_a_routine_run_go_dormant_and_the_newest_failures_and_recalled_ones_stay(tmp_path, embedder):
+    engine = build_engine(Settings(data_dir=tmp_path / "data"), default_project=PROJECT, embedder=embedder)
+    try:
+        def event(text: str, days: float, **fields) -> str:
+            return _import(engine, text, kind=MemoryKind.TOOL_EVENT, days=days, **fields)
+
+        passes = [event(f"CI pipeline #{n} for billing-api: passed", days) for n, days in
+                  ((8811, 10), (8840, 7), (8872, 4), (8901, 1))]
+        failed = event("CI pipeline #8855 for billing-api: failed at unit stage", 5)
+        once = event("CI pipeline #8860 for search-api: passed", 6)
+        runs = [event(f"Ran `pytest -q` → exit 0 ({n} passed)", days, metadata={"command": "pytest -q", "exit": 0})
+                for n, days in ((118, 5), (120, 2))]
+        fact = _import(engine, "billing-api deploys with `make ship` after CI passes", days=10)
+        engine.recall([passes[1]])  # read since the newest was recorded: somebody wanted that one
+        before = {m.id: m for m in engine.export(include_all=True)}
+
+        report = engine.dream(now=utcnow())
+
+        assert report.forgotten["repeats"] == 3
+        asleep = {i for i in before if engine.get(i).lifecycle.dormant}
+        assert asleep == {passes[0], passes[2], runs[0]}
+        for kept in (passes[3], passes[1], failed, once, runs[1], fact):
+            assert not engine.get(kept).lifecycle.dormant, engine.get(kept).content
+        reasons = [o.detail["reason"] for o in engine.journal.ops(limit=100) if o.op == "dormant"]
+        assert len(reasons) == 3 and all(r.startswith("repeats: a routine run recorded again") for r in reasons)
+        assert passes[3] in " ".join(reasons)  # names the newer record that says the same
+        # dormant, not gone: a search that asks for dormant memories finds them
+        found = {r.memory.id for r in engine.search("billing-api CI pipeline passed", limit=10, dormant=True)}
+        assert {passes[0], passes[2]} <= found
+        assert set(before) <= {m.id for m in engine.export(include_all=True)}
+        # the survivors stand for the runs folded into them, and still weigh as routine runs when alone in view
+        assert engine.get(passes[3]).metadata["runs"] == 3 and engine.get(runs[1]).metadata["runs"] == 2
+        assert "runs" not in engine.get(passes[1]).metadata and "runs" not in engine.get(once).metadata
+        (hit,) = [r for r in engine.search("billing-api CI pipeline", limit=10) if r.memory.id == passes[3]]
+        assert "routine" in hit.why
+        assert engine.dream(now=utcnow()).forgotten["repeats"] == 0  # nothing new: nothing more to do
+        newer = event("CI pipeline #8950 for billing-api: passed", 0.1)
+        assert engine.dream(now=utcnow()).forgotten["repeats"] == 1  # passes[3] folds into the newer record
+        assert engine.get(passes[3]).lifecycle.dormant and engine.get(newer).metadata["runs"] == 4
+        assert not engine.get(passes[1]).lifecycle.dormant  # its recall came after even `newer` was recorded
+    finally:
+        engine.close()
+
+
 def test_a_dream_merges_expires_keeps_pinned_trims_audits_and_never_deletes(capped):
     engine = capped
     duplicates = [_import(engine, text) for text in DUPLICATES]
@@ -72,8 +116,8 @@ def test_a_dream_merges_expires_keeps_pinned_trims_audits_and_never_deletes(capp
     found = engine.search("when is the staging database reset?", limit=3)
     assert found[0].memory.id == theme.id
 
-    assert report.forgotten == {"contradiction": 0, "foresight": 1, "records": 0, "utility_floor": 1, "redundancy": 0,
-                                "capacity": 4}
+    assert report.forgotten == {"contradiction": 0, "foresight": 1, "records": 0, "repeats": 0, "utility_floor": 1,
+                                "redundancy": 0, "capacity": 4}
     assert engine.get(plan).lifecycle.dormant and engine.get(stale).lifecycle.dormant
     assert engine.get(pinned) == before[pinned]  # pinned: untouched, whatever its utility
     trimmed = [i for i in chatter if engine.get(i).lifecycle.dormant]

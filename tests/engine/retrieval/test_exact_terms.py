@@ -13,7 +13,7 @@ from mnemex.engine.retrieval.candidates import Candidate
 from mnemex.engine.retrieval.query import asks_about_runs
 from mnemex.engine.retrieval.query.exact import ExactTerm, exact_terms, holds
 from mnemex.engine.retrieval.stages.exact import exact_floor
-from mnemex.engine.retrieval.stages.records import run_key
+from mnemex.engine.statements.runs import run_key
 from mnemex.models import Memory, MemoryKind, Provenance, Scope
 from mnemex.store.base import Hit
 
@@ -77,6 +77,18 @@ def test_routine_runs_are_repeated_successes_and_questions_about_runs_are_told_a
         assert run_key(event(failed)) is None, failed
     assert run_key(event("Ran `make build` → exit 0", tags=("failed",))) is None
     assert run_key(Memory(id="f", content="Ran `make build` → exit 0", kind=MemoryKind.FACT)) is None
+    # free text from a client or a script: the same wording with its run numbers, versions and hashes masked
+    ci = run_key(event("CI pipeline #89331 for shipping-quotes: passed"))
+    assert ci == run_key(event("CI pipeline #58204 for shipping-quotes: passed")) is not None
+    assert ci != run_key(event("CI pipeline #58204 for cart-service: passed"))
+    assert run_key(event("docker build cart-service:3.12.3 finished in 292s, image 690 MB")) == run_key(
+        event("docker build cart-service:1.0.7 finished in 326s, image 198 MB"))
+    assert run_key(event("deployed i18n-service v2.3.1 to prod at 14:02")) != run_key(
+        event("deployed i28n-service v2.3.1 to prod at 14:02"))  # a digit inside a name is part of it
+    assert run_key(event("git commit 340df92 on main: refactor config in orders-service")) != run_key(
+        event("git commit 9a1be07 on main: tidy models in orders-service"))  # another change, another message
+    assert run_key(event("CI pipeline #19633 for email-relay: failed at unit stage")) is None
+    assert run_key(event("build ok 12")) is None  # too little wording to tell one run from another
     assert asks_about_runs("when did we last run the migration?") and asks_about_runs("did the build pass?")
     assert not asks_about_runs("what does `make build` check before I push?")
 

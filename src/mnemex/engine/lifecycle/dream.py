@@ -39,6 +39,7 @@ from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
 from mnemex.engine.lifecycle.working import WorkingMemory
+from mnemex.engine.statements.runs import RUNS, runs_of
 from mnemex.engine.write.path import Formed, WritePath
 from mnemex.models import (
     Memory,
@@ -458,7 +459,7 @@ class Dreamer:
     def _forget(self, active: list[Memory], current: dict[str, Memory],
                 assessed: dict[str, tuple[Memory, Strength]], redundant: list[tuple[str, str, float]],
                 now: datetime) -> None:
-        """The six rules in order; each memory is sent dormant once, by the first rule that names it."""
+        """The seven rules in order; each memory is sent dormant once, by the first rule that names it."""
         rules = self.config.forgetting
         chosen: dict[str, forgetting.Forget] = {}
 
@@ -471,6 +472,7 @@ class Dreamer:
         if rules.foresight:
             add(forgetting.foresight(active, now))
         add(forgetting.records(assessed.values(), self.config))
+        add(forgetting.repeats(assessed.values(), self.config))
         add(forgetting.utility_floor(assessed.values(), self.config))
         add(forgetting.redundancy(redundant, assessed))
         live = [(m, s) for m, s in assessed.values() if m.id not in self._merged]
@@ -484,10 +486,31 @@ class Dreamer:
             return {"lifecycle": state.model_copy(update={
                 "tier": target or state.tier, "dormant": True, "tier_since": now})}
 
+        runs: dict[str, int] = {}  # repeats: the runs each survivor now stands for, besides its own
+
+        def apply(f: forgetting.Forget) -> bool:
+            told: list[int] = []
+
+            def sleep_told(memory: Memory) -> dict[str, Any] | None:
+                told.append(runs_of(memory))
+                return sleep(memory, f.rule)
+
+            if not self._rewrite(f.memory_id, "dormant", f"{f.rule}: {f.reason}", sleep_told):
+                return False
+            if f.kept is not None:
+                runs[f.kept] = runs.get(f.kept, 0) + told[0]
+            return True
+
         for rule in forgetting.RULES:
             items = [f for f in chosen.values() if f.rule == rule]
-            self._report.forgotten[rule] = self._changes(items, lambda f: self._rewrite(
-                f.memory_id, "dormant", f"{f.rule}: {f.reason}", lambda m: sleep(m, f.rule)))
+            self._report.forgotten[rule] = self._changes(items, apply)
+
+        def tally(memory: Memory, more: int) -> dict[str, Any]:
+            return {"metadata": {**memory.metadata, RUNS: runs_of(memory) + more}}
+
+        self._changes(list(runs.items()), lambda item: self._rewrite(
+            item[0], "tally", f"stands for {item[1]} earlier runs of the same routine run, now dormant",
+            lambda m: tally(m, item[1])))
 
     # ---------------------------------------------------- category summaries
     def _summarize_categories(self, current: list[Memory], scanned: list[Memory], now: datetime) -> None:

@@ -1,5 +1,5 @@
 """Strategic forgetting as pure rules (seed 001), in its order: contradiction cleanup, foresight
-expiry, records expiry (ours), utility floor, redundancy, capacity trim. Each rule names memories to send dormant and
+expiry, records expiry and repeated runs (ours), utility floor, redundancy, capacity trim. Each rule names memories to send dormant and
 why; the dream applies them (`dream.py`). Nothing is ever deleted, and pinned, immutable and
 flashbulb memories are never chosen."""
 
@@ -15,9 +15,10 @@ from mnemex.engine.lifecycle.policy import exempt, is_record
 from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.engine.statements import holds_all, read
+from mnemex.engine.statements.runs import run_key
 from mnemex.models import Memory
 
-RULES = ("contradiction", "foresight", "records", "utility_floor", "redundancy", "capacity")
+RULES = ("contradiction", "foresight", "records", "repeats", "utility_floor", "redundancy", "capacity")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class Forget:
     memory_id: str
     rule: str
     reason: str
+    kept: str | None = None  # repeats: the newer record that stands for this one
 
 
 def may_sleep(memory: Memory, strength: Strength, config: LifecycleConfig) -> bool:
@@ -72,6 +74,34 @@ def records(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
             for m, s in assessed
             if (m.kind.value in kinds or (chatter and m.is_chatter)) and s.idle_days >= rule.record_idle_days
             and may_sleep(m, s, config)]
+
+
+def repeats(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:
+    """Records of a routine run that was recorded again (the same command, file or wording
+    succeeding, `statements.runs.run_key`), per scope and project: all but the newest
+    `forgetting.repeat_keep` go dormant, unless recalled since the newest was recorded. The newest
+    says all they say (that it ran and passed, most recently then); a failure, an edit or a run
+    recorded once is never a repeat. Like redundancy, it waits for no minimum age: the twentieth
+    "pipeline passed" of the week is clutter the day it is written. The dream adds the runs a
+    dormant repeat stood for to the newest one's `runs` tally (`models.RUNS`), so the read path
+    still weighs the survivor as routine when it is the only record of its run left in view."""
+    keep = config.forgetting.repeat_keep
+    if keep <= 0:
+        return []
+    runs: dict[tuple[str, str | None, str], list[tuple[Memory, Strength]]] = defaultdict(list)
+    for m, s in assessed:
+        if not m.lifecycle.dormant and not exempt(m) and (key := run_key(m)):
+            runs[(m.scope.value, m.project, key)].append((m, s))
+    out: list[Forget] = []
+    for same in runs.values():
+        if len(same) <= keep:
+            continue
+        same.sort(key=lambda ms: (as_utc(ms[0].created_at), ms[0].id), reverse=True)
+        newest, fresh = same[0][0], same[0][1]
+        out += [Forget(m.id, "repeats", f"a routine run recorded again since: the newer {newest.id} says the same",
+                       kept=newest.id)
+                for m, s in same[keep:] if s.idle_days >= fresh.age_days]
+    return out
 
 
 def utility_floor(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:

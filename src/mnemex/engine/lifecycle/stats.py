@@ -12,7 +12,7 @@ from mnemex.models import MemoryFilter, MemoryKind, Scope
 from mnemex.store.base import MemoryStore
 
 #: The audit ops the lifecycle writes, counted in the stats.
-LIFECYCLE_OPS = ("promote", "demote", "reactivate", "dormant", "rehearse", "flashbulb", "capture", "feedback",
+LIFECYCLE_OPS = ("promote", "demote", "reactivate", "dormant", "rehearse", "flashbulb", "capture", "feedback", "tally",
                  "propose-global", "promote-global")
 
 
