@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
@@ -465,7 +465,9 @@ class Dreamer:
 
         def add(found: list[forgetting.Forget]) -> None:
             for f in found:
-                chosen.setdefault(f.memory_id, f)
+                first = chosen.setdefault(f.memory_id, f)
+                if f.kept is not None and first.kept is None:  # a repeat an earlier rule sends dormant still
+                    chosen[f.memory_id] = replace(first, kept=f.kept)  # folds into the newest record of its run
 
         if rules.contradictions and self._journal is not None:
             add(forgetting.contradiction(self._journal.edges("contradicts"), current))
