@@ -113,7 +113,8 @@ def test_dream_reports_what_it_did_and_stats_show_it(run):
     run("add", "Production outage: the carrier API went down after the certificate expired", "--kind", "note")
     report = json.loads(run("dream", "--json").stdout)  # not a terminal: no bar, one JSON object
     assert report["scanned"] == 2 and report["flashbulbs"] == 1 and report["deferred"] == 0
-    assert set(report["forgotten"]) == {"contradiction", "foresight", "records", "utility_floor", "redundancy", "capacity"}
+    assert set(report["forgotten"]) == {"contradiction", "foresight", "records", "repeats", "utility_floor", "redundancy",
+                                        "capacity"}
     plain = run("dream")
     assert plain.stdout == "" and "dreamt over 2 memories" in plain.stderr
     bad = run("dream", "--limit", "0", ok=False)

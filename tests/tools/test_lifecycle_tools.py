@@ -94,7 +94,8 @@ async def test_dream_runs_the_cycle_and_reports_each_step(server, engine):
         assert len(listed["results"]) >= 1
         out = await _call(c, "dream", {"limit": 50})
         assert out["scanned"] == engine.store.count(engine.default_filter())
-        assert set(out["forgotten"]) == {"contradiction", "foresight", "records", "utility_floor", "redundancy", "capacity"}
+        assert set(out["forgotten"]) == {"contradiction", "foresight", "records", "repeats", "utility_floor", "redundancy",
+                                         "capacity"}
         assert out["elapsed_seconds"] >= 0 and out["deferred"] == 0
         stats = await _call(c, "memory_stats", {})
         assert stats["lifecycle"]["last_dream"]["scanned"] == out["scanned"]
