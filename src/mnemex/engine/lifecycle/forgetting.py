@@ -83,7 +83,7 @@ def repeats(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
     says all they say (that it ran and passed, most recently then); a failure, an edit or a run
     recorded once is never a repeat. Like redundancy, it waits for no minimum age: the twentieth
     "pipeline passed" of the week is clutter the day it is written. The dream adds the runs a
-    dormant repeat stood for to the newest one's `runs` tally (`models.RUNS`), so the read path
+    dormant repeat stood for to the newest one's `runs` tally (`statements.runs.RUNS`), so the read path
     still weighs the survivor as routine when it is the only record of its run left in view."""
     keep = config.forgetting.repeat_keep
     if keep <= 0:
