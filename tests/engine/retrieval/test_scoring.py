@@ -9,7 +9,7 @@ from mnemex.engine.retrieval.query import (
     parse_time_window,
 )
 from mnemex.engine.retrieval.scoring import actr_activation, composite_score, confidence
-from mnemex.models import Memory, Provenance
+from mnemex.models import Lifecycle, Memory, Provenance
 
 NOW = datetime(2024, 3, 15, 12, 0, tzinfo=timezone.utc)  # a Friday
 
@@ -44,6 +44,28 @@ def test_composite_boosts_and_reasons():
     low = composite_score(_memory(confidence=0.1), 0.5, weights=w, now=NOW, entities=frozenset(), session_id=None,
                           window=None, why=[])
     assert low < plain
+
+
+def test_strength_leads_only_where_recalls_built_it():
+    """Storage strength the dream gave (rehearsal, flashbulbs) keeps a memory retrievable, but only
+    recalls earn it a lead at read time: rehearsal picks among equals, and compounding it on a few
+    never-recalled memories let them outrank the fact asked about (the simulated year, October)."""
+    w = DEFAULT.weights
+    assert w.strength > 0
+
+    def score(**kw) -> tuple[float, list[str]]:
+        why: list[str] = []
+        s = composite_score(_memory(**kw), 0.5, weights=w, now=NOW, entities=frozenset(), session_id=None,
+                            window=None, why=why)
+        return s, why
+
+    plain, _ = score()
+    strong = Lifecycle(storage=7.5)
+    rehearsed, why_rehearsed = score(lifecycle=strong)
+    recalled, why_recalled = score(lifecycle=strong, access_count=3, last_accessed_at=NOW - timedelta(days=1))
+    used, _ = score(access_count=3, last_accessed_at=NOW - timedelta(days=1))  # the same recalls, no strength
+    assert rehearsed == plain and "strong" not in why_rehearsed
+    assert recalled > used and "strong" in why_recalled
 
 
 def test_confidence_is_bounded_and_monotone_in_similarity():

@@ -71,7 +71,9 @@ def composite_score(memory: Memory, relevance: float, *, weights: CompositeWeigh
         if act >= 0.7:
             why.append("recent")
     state = memory.lifecycle
-    judged, recalled = state.utility_at is not None, state.storage > 1.0
+    # strength is what recalls built: a memory the dream rehearsed (or kept vivid) but nobody ever
+    # recalled keeps its retention, not a lead over its never-recalled peers
+    judged, recalled = state.utility_at is not None, state.storage > 1.0 and memory.access_count > 0
     # the strength signals only for what needs them: a memory never recalled nor judged costs nothing more
     held = assess(memory, now, lifecycle) if (weights.importance and weights.importance_decay) \
         or (weights.utility and judged) or (weights.strength and recalled) else None
