@@ -22,6 +22,12 @@ CHATTER = [
     "Lena is off tomorrow",
     "lunch, back in a bit",
     "done for the day, will continue tomorrow",
+    # the speaker naming the file they read, and nothing about it
+    "Let me read src/billing/invoice.py to understand the rounding",
+    "Now let me look at tests/test_sync.py",
+    "opened services/api/routes.py, nothing to change",
+    "looking through web/src/hooks/useCart.ts to get oriented",
+    "I'll check docker-compose.yml first",
 ]
 
 KNOWLEDGE = [
@@ -34,6 +40,11 @@ KNOWLEDGE = [
     "hey, redis is down again",
     "looking at the logs, the worker runs out of memory on big uploads",
     "reading settings from config.toml",
+    "read config/app.yaml before deploying",  # an instruction, not narration
+    "checked src/db.py, the pool is too small",
+    "looked at src/db.py, pool size is 20",
+    "let me read src/a.py and src/b.py",  # a second path: more than one file named
+    "opened services/api/routes.py, it uses the old auth middleware",
     "The API listens on port 8080",
     "Inline indexing is off",
     "the feature flag is off today",

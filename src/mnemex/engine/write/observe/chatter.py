@@ -11,7 +11,12 @@ results (`benchmarks/lifecycle_year.py`).
 
 The rules keep a line that may hold knowledge: a number, a path, a flag, a version, an
 assignment or inline code, a sentence after the opener that states something ("ok, the staging
-database moved to eu-west-1"), or more than `MAX_WORDS` words is never chatter.
+database moved to eu-west-1"), or more than `MAX_WORDS` words is never chatter. One exception for
+paths: the speaker saying which file they are reading right now ("let me read src/app/main.py to
+understand the flow", "opened services/api/routes.py, nothing to change") names the file as the
+object of the reading and states nothing about it — an agent writes one such line before most of
+its reads. A path that is not what is being read ("reading settings from config.toml"), or anything
+said after it ("checked src/db.py, the pool is too small"), keeps the line.
 """
 
 from __future__ import annotations
@@ -50,12 +55,29 @@ _AFTER_OPENER = re.compile(
 # ... unless it states something ("thanks, that means billing uses Stripe now")
 _STATES = re.compile(r"\b(?:means|uses|needs|must|should|runs|lives|moved|changed|replaced|requires|depends)\b", _I)
 
+# the speaker reading a file now: "let me read X", "opening X", "looked at X" (a bare "read X" or
+# "check X" is an instruction and stays knowledge)
+_READING = re.compile(
+    r"^\W*(?:(?:let me|lemme|i'?ll|i'?m (?:going to|gonna)|first,? i'?ll|now (?:let me|i'?ll))\s+"
+    r"(?:read|open|check|look (?:at|into|through)|skim|scan|inspect|go through|have a look at|take a look at)"
+    r"|(?:(?:now|first|still)\s+)?(?:reading|opening|opened|looking (?:at|into|through)|looked (?:at|into|through)|"
+    r"checking|checked|skimming|skimmed|browsing|scanning|inspecting|going through))"
+    r"\s+(?:through\s+)?(?:the (?:file\s+)?)?(?P<path>`?[\w.-]*(?:[/\\][\w.-]+)+/?`?|`?[\w-]+\.[A-Za-z]{1,5}`?)"
+    r"(?P<rest>.*)$", _I)
+# what may follow the file read and still say nothing: why it is read, or that nothing came of it
+_PURPOSE = re.compile(r"^(?:to|for|so (?:i|we) can)\b", _I)
+_NOTHING = re.compile(r"^(?:nothing (?:to (?:change|do|fix)|changed|found|there|else|interesting)|no changes?(?: needed)?|"
+                      r"looks (?:fine|ok|okay|good)|all (?:fine|good)|first|next|now|again|quickly|real quick)\W*$", _I)
+
+
 def is_chatter(text: str) -> bool:
     """True for a line of conversation that carries no knowledge (see the module docstring)."""
     body = text.strip()
     words = body.split()
-    if not words or len(words) > MAX_WORDS or "\n" in body or _KNOWLEDGE.search(body):
+    if not words or len(words) > MAX_WORDS or "\n" in body:
         return False
+    if _KNOWLEDGE.search(body):
+        return _reads_a_file(body)
     if _SOCIAL.search(body):
         return True
     if _NARRATION.match(body):
@@ -74,3 +96,16 @@ def _idle(rest: str) -> bool:
     rest = rest.strip(" ,.!-:;")
     return not rest or (bool(_OPENER.match(rest) or _NARRATION.match(rest) or _AFTER_OPENER.match(rest))
                         and not _STATES.search(rest))
+
+
+def _reads_a_file(body: str) -> bool:
+    """The speaker names the file they are reading and says nothing about it: each clause after the
+    path is why it is read ("to see how the retry works") or that nothing came of it."""
+    m = _READING.match(body)
+    if m is None:
+        return False
+    rest = m.group("rest").strip(" .!:;-")
+    if _KNOWLEDGE.search(rest) or _STATES.search(rest):
+        return False
+    clauses = [c.strip(" .!:;-") for c in rest.split(",")]
+    return all(not c or _PURPOSE.match(c) or _NOTHING.match(c) or _idle(c) for c in clauses)
