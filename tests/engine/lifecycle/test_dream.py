@@ -90,6 +90,35 @@ def test_older_repeats_of_a_routine_run_go_dormant_and_the_newest_failures_and_r
         engine.close()
 
 
+def test_a_new_record_of_a_run_whose_records_all_went_dormant_still_weighs_as_routine(tmp_path, embedder):
+    """Records expiry sends a whole run dormant; the next record of it, alone in view, takes over its
+    tally (without it the fresh record ranks as a one-off while the store without a lifecycle still
+    sees the pile as routine), and later dreams do not count the same dormant runs again."""
+    engine = build_engine(Settings(data_dir=tmp_path / "data"), default_project=PROJECT, embedder=embedder)
+    try:
+        def event(text: str, days: float) -> str:
+            return _import(engine, text, kind=MemoryKind.TOOL_EVENT, days=days)
+
+        old = [event(f"docker build api:1.4.{n} finished in {secs}s", days) for n, secs, days in ((1, 212, 45), (2, 198, 40))]
+        once = event("docker build worker:0.9.0 finished in 88s", 50)
+        engine.dream(now=utcnow())
+        assert all(engine.get(i).lifecycle.dormant for i in [*old, once])
+        assert engine.get(old[1]).metadata["runs"] == 2
+        new = event("docker build api:1.4.3 finished in 205s", 0.5)
+        lone = event("docker build worker:0.9.1 finished in 91s", 0.5)
+        engine.dream(now=utcnow())
+        assert not engine.get(new).lifecycle.dormant and engine.get(new).metadata["runs"] == 3
+        assert engine.get(lone).metadata["runs"] == 2  # its one dormant predecessor
+        (hit,) = [r for r in engine.search("docker build api", limit=10) if r.memory.id == new]
+        assert "routine" in hit.why
+        engine.dream(now=utcnow())
+        assert engine.get(new).metadata["runs"] == 3  # the same dormant runs count once
+        tallies = [o for o in engine.journal.ops(new, limit=20) if o.op == "tally"]
+        assert len(tallies) == 1 and "dormant ones standing for 2" in tallies[0].detail["reason"]
+    finally:
+        engine.close()
+
+
 def test_a_dream_merges_expires_keeps_pinned_trims_audits_and_never_deletes(capped):
     engine = capped
     duplicates = [_import(engine, text) for text in DUPLICATES]

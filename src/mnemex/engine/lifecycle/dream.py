@@ -507,12 +507,17 @@ class Dreamer:
             items = [f for f in chosen.values() if f.rule == rule]
             self._report.forgotten[rule] = self._changes(items, apply)
 
-        def tally(memory: Memory, more: int) -> dict[str, Any]:
-            return {"metadata": {**memory.metadata, RUNS: runs_of(memory) + more}}
+        # a survivor stands for what this dream folded into it, and at least for the dormant runs before it
+        carried = forgetting.carried_runs(assessed.values(), self.config) if rules.repeat_keep > 0 else {}
 
-        self._changes(list(runs.items()), lambda item: self._rewrite(
-            item[0], "tally", f"stands for {item[1]} earlier runs of the same routine run, now dormant",
-            lambda m: tally(m, item[1])))
+        def tally(memory: Memory, more: int) -> dict[str, Any] | None:
+            total = max(runs_of(memory) + more, carried.get(memory.id, 0))
+            return {"metadata": {**memory.metadata, RUNS: total}} if total > runs_of(memory) else None
+
+        self._changes(sorted(dict.fromkeys([*runs, *carried])), lambda key: self._rewrite(
+            key, "tally", f"stands for {runs.get(key, 0)} earlier runs of the same routine run sent dormant now"
+                          f"{f', and follows dormant ones standing for {carried[key] - 1}' if key in carried else ''}",
+            lambda m: tally(m, runs.get(key, 0))))
 
     # ---------------------------------------------------- category summaries
     def _summarize_categories(self, current: list[Memory], scanned: list[Memory], now: datetime) -> None:

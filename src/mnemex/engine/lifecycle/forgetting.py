@@ -15,7 +15,7 @@ from mnemex.engine.lifecycle.policy import exempt, is_record
 from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc
 from mnemex.engine.statements import holds_all, read
-from mnemex.engine.statements.runs import run_key
+from mnemex.engine.statements.runs import run_key, runs_of
 from mnemex.models import Memory
 
 RULES = ("contradiction", "foresight", "records", "repeats", "utility_floor", "redundancy", "capacity")
@@ -101,6 +101,33 @@ def repeats(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
         out += [Forget(m.id, "repeats", f"a routine run recorded again since: the newer {newest.id} says the same",
                        kept=newest.id)
                 for m, s in same[keep:] if s.idle_days >= fresh.age_days]
+    return out
+
+
+def carried_runs(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> dict[str, int]:
+    """{id: runs}: the newest awake record of a routine run whose earlier records are all dormant
+    already (sent there by records expiry at an earlier dream, say) stands for at least one run
+    more than the largest tally among them. Without it, the first "pipeline passed" of a new month
+    is the only record of its run in view and no longer weighs as routine at read time, while the
+    store without a lifecycle still sees the whole pile as one routine run. A maximum, not a sum:
+    the same dormant records carried at every dream count once."""
+    if config.forgetting.repeat_keep <= 0:
+        return {}
+    newest: dict[tuple[str, str | None, str], Memory] = {}
+    slept: dict[tuple[str, str | None, str], list[Memory]] = defaultdict(list)
+    for m, _ in assessed:
+        if exempt(m) or not (key := run_key(m)):
+            continue
+        group = (m.scope.value, m.project, key)
+        if m.lifecycle.dormant:
+            slept[group].append(m)
+        elif group not in newest or (as_utc(m.created_at), m.id) > (as_utc(newest[group].created_at), newest[group].id):
+            newest[group] = m
+    out: dict[str, int] = {}
+    for group, m in newest.items():
+        before = [runs_of(d) for d in slept.get(group, ()) if as_utc(d.created_at) <= as_utc(m.created_at)]
+        if before and 1 + max(before) > runs_of(m):
+            out[m.id] = 1 + max(before)
     return out
 
 
