@@ -199,6 +199,21 @@ def test_product_names_and_switch_values_are_not_code():
     assert ("catchup", "true") in read("No DAG may set `catchup=True`.").settings
 
 
+def test_a_name_described_by_a_compound_is_the_name_not_a_kebab_name():
+    """"Postgres-based", "Redis-backed": prose about Postgres and Redis, not a kebab-case name that
+    could stand for a path. Read as a name, a reminder about one aspect of a service superseded the
+    fact of where its config lives (a simulated year, May); a cued change of the described thing
+    still replaces the older statement."""
+    reminder = read("Remember that media-resizer is Postgres-based.")
+    assert normalise_name("Postgres") in reminder.names and not any("-" in n or "based" in n for n in reminder.names)
+    moved = read("media-resizer config moved from deploy/media-resizer/values-prod.yaml to "
+                 "services/media-resizer/settings.yaml.", ("file:deploy/media-resizer/values-prod.yaml",
+                                                           "file:services/media-resizer/settings.yaml"))
+    assert compare(moved, reminder, 0.6).relation is not Relation.REPLACES
+    assert compare(read("The worker queue is Redis-backed."), read("The worker queue is now RabbitMQ-backed."),
+                   0.85).relation is Relation.REPLACES
+
+
 def test_stopping_a_practice_is_a_change_cue():
     assert dict(read("We stopped writing `down()` methods.").cues).get("disabled") == 0.9
     assert dict(read("Nightly fuzzing stopped running on every push.").cues).get("disabled") == 0.9

@@ -66,6 +66,9 @@ _CAMEL = re.compile(r"\b[A-Za-z_][a-z0-9_]*[a-z0-9][A-Z][A-Za-z0-9_]*\b|\b[A-Z][
 _CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{2,}[0-9]*\b")
 #: "two-week", "on-call", "read-only": prose, not a name (a kebab name has 3+ parts or a digit, or is in code)
 _PROSE_COMPOUND = re.compile(r"(?<![\w./@#-])[a-z]+-[a-z]+(?![\w./@-])")
+#: "Postgres-based", "Kafka-backed", "ARM-only": a name described, not a kebab-case name (its first part is the name)
+_DESCRIBED = re.compile(r"(?<![\w./@#-])([A-Za-z][A-Za-z0-9]*)-(based|backed|driven|powered|only|like|friendly|aware|"
+                        r"native|compatible|specific|hosted|managed|enabled|free|safe|heavy|centric|first)(?![\w/@-]|\.\w)")
 _ALNUM = re.compile(r"\b[A-Za-z]+[0-9][A-Za-z0-9]*\b")  # flake8, python3, x265, h264
 _MARKED = re.compile(r"(?<![\w])(?:--?[a-z][\w-]*|#[a-z][\w-]+|@[a-z][\w.-]+)")
 _PROPER = re.compile(r"(?<=[a-z0-9,;:)] )[A-Z][a-zA-Z0-9]+(?:[ -][A-Z][a-zA-Z0-9]+)*")
@@ -527,6 +530,7 @@ def terms_of(text: str) -> Terms:
     take(_ASSIGN, lambda m: _token(m.group(0), names, values))
     take(_MARKED, lambda m: names.add(m.group(0)))
     rest = _versions(rest, values)
+    rest = _DESCRIBED.sub(r"\1 \2", rest)
     rest = _PROSE_COMPOUND.sub(lambda m: m.group(0).replace("-", " "), rest)
     take(_COMPOUND, lambda m: _token(m.group(0), names, values))
     take(_CAMEL, lambda m: names.add(m.group(0)))
