@@ -214,6 +214,20 @@ def test_a_name_described_by_a_compound_is_the_name_not_a_kebab_name():
                    0.85).relation is Relation.REPLACES
 
 
+def test_a_left_behind_name_with_a_colon_is_named_as_left_behind():
+    """"from python:3.12-slim-bookworm to python:3.12-alpine3.20": an image tag (or host:port) left
+    behind is read whole, so the change replaces the statement holding it and only may replace
+    another fact of the same service (a simulated year: the base-image switch superseded "ledger-core
+    is written in Kotlin", the tool name `python` read as swapped for Kotlin)."""
+    switch = read("ledger-core switched its base image from python:3.12-slim-bookworm to python:3.12-alpine3.20.",
+                  ("tool:python",))
+    assert normalise_name("python:3.12-slim-bookworm") in switch.left
+    assert compare(read("ledger-core is written in Kotlin."), switch, 0.6).relation is Relation.MAY_REPLACE
+    assert compare(read("ledger-core is built on the python:3.12-slim-bookworm base image."), switch,
+                   0.6).relation is Relation.REPLACES
+    assert normalise_name("localhost:8080") in read("The API moved from localhost:8080 to localhost:9090.").left
+
+
 def test_stopping_a_practice_is_a_change_cue():
     assert dict(read("We stopped writing `down()` methods.").cues).get("disabled") == 0.9
     assert dict(read("Nightly fuzzing stopped running on every push.").cues).get("disabled") == 0.9

@@ -161,7 +161,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
 ))
 STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
              r"when|while|if|on|in|at|last|this|from)")
-_SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:\.[^\s,.;:!?()]+)*)"
+_SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:[.:][^\s,.;:!?()]+)*)"
          rf"(?:\s+(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+)){{0,4}}?)")
 _END = rf"(?=\s+{STOPPERS}\b|\s*[,.;:!?()]|\s*$)"
 _ART = r"(?:the |a |an |our |its |their |using |running )?(?:old |previous |former |legacy |existing )?"
