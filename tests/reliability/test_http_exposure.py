@@ -365,5 +365,8 @@ def test_serve_on_a_network_address_warns_demands_the_token_and_honours_rotation
     finally:
         server.terminate()
         server.wait(15)
-    stats = json.loads(mnemex("stats", "--json").stdout)
-    assert stats["memories_total"] == 1  # only the token-bearing writes reached the store
+    try:
+        stats = json.loads(mnemex("stats", "--json").stdout)
+        assert stats["memories_total"] == 1  # only the token-bearing writes reached the store
+    finally:  # the CLI started a daemon for the store (it would idle for hours past the test run)
+        mnemex("daemon", "stop")
