@@ -474,7 +474,8 @@ class Dreamer:
         if rules.foresight:
             add(forgetting.foresight(active, now))
         add(forgetting.records(assessed.values(), self.config))
-        add(forgetting.repeats(assessed.values(), self.config))
+        runs_seen = forgetting.run_groups(assessed.values())
+        add(forgetting.repeats(runs_seen, self.config))
         add(forgetting.utility_floor(assessed.values(), self.config))
         add(forgetting.redundancy(redundant, assessed))
         live = [(m, s) for m, s in assessed.values() if m.id not in self._merged]
@@ -508,7 +509,7 @@ class Dreamer:
             self._report.forgotten[rule] = self._changes(items, apply)
 
         # a survivor stands for what this dream folded into it, and at least for the dormant runs before it
-        carried = forgetting.carried_runs(assessed.values(), self.config) if rules.repeat_keep > 0 else {}
+        carried = forgetting.carried_runs(runs_seen, self.config)
 
         def tally(memory: Memory, more: int) -> dict[str, Any] | None:
             total = max(runs_of(memory) + more, carried.get(memory.id, 0))

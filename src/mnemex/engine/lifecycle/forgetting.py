@@ -76,9 +76,25 @@ def records(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
             and may_sleep(m, s, config)]
 
 
-def repeats(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> list[Forget]:
+#: A routine run's records: (scope, project, run key) -> its records, awake and dormant.
+RunGroups = dict[tuple[str, str | None, str], list[tuple[Memory, Strength]]]
+
+
+def run_groups(assessed: Iterable[tuple[Memory, Strength]]) -> RunGroups:
+    """The records of each routine run (`statements.runs.run_key`), per scope and project, newest
+    first; pinned, immutable and flashbulb records left out. One pass for `repeats` and `carried_runs`."""
+    groups: RunGroups = defaultdict(list)
+    for m, s in assessed:
+        if not exempt(m) and (key := run_key(m)):
+            groups[(m.scope.value, m.project, key)].append((m, s))
+    for same in groups.values():
+        same.sort(key=lambda ms: (as_utc(ms[0].created_at), ms[0].id), reverse=True)
+    return groups
+
+
+def repeats(groups: RunGroups, config: LifecycleConfig) -> list[Forget]:
     """Records of a routine run that was recorded again (the same command, file or wording
-    succeeding, `statements.runs.run_key`), per scope and project: all but the newest
+    succeeding, `run_groups`), per scope and project: all but the newest
     `forgetting.repeat_keep` go dormant, unless recalled since the newest was recorded. The newest
     says all they say (that it ran and passed, most recently then); a failure, an edit or a run
     recorded once is never a repeat. Like redundancy, it waits for no minimum age: the twentieth
@@ -88,15 +104,11 @@ def repeats(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
     keep = config.forgetting.repeat_keep
     if keep <= 0:
         return []
-    runs: dict[tuple[str, str | None, str], list[tuple[Memory, Strength]]] = defaultdict(list)
-    for m, s in assessed:
-        if not m.lifecycle.dormant and not exempt(m) and (key := run_key(m)):
-            runs[(m.scope.value, m.project, key)].append((m, s))
     out: list[Forget] = []
-    for same in runs.values():
+    for group in groups.values():
+        same = [(m, s) for m, s in group if not m.lifecycle.dormant]
         if len(same) <= keep:
             continue
-        same.sort(key=lambda ms: (as_utc(ms[0].created_at), ms[0].id), reverse=True)
         newest, fresh = same[0][0], same[0][1]
         out += [Forget(m.id, "repeats", f"a routine run recorded again since: the newer {newest.id} says the same",
                        kept=newest.id)
@@ -104,7 +116,7 @@ def repeats(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig
     return out
 
 
-def carried_runs(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleConfig) -> dict[str, int]:
+def carried_runs(groups: RunGroups, config: LifecycleConfig) -> dict[str, int]:
     """{id: runs}: the newest awake record of a routine run whose earlier records are all dormant
     already (sent there by records expiry at an earlier dream, say) stands for at least one run
     more than the largest tally among them. Without it, the first "pipeline passed" of a new month
@@ -113,21 +125,15 @@ def carried_runs(assessed: Iterable[tuple[Memory, Strength]], config: LifecycleC
     the same dormant records carried at every dream count once."""
     if config.forgetting.repeat_keep <= 0:
         return {}
-    newest: dict[tuple[str, str | None, str], Memory] = {}
-    slept: dict[tuple[str, str | None, str], list[Memory]] = defaultdict(list)
-    for m, _ in assessed:
-        if exempt(m) or not (key := run_key(m)):
-            continue
-        group = (m.scope.value, m.project, key)
-        if m.lifecycle.dormant:
-            slept[group].append(m)
-        elif group not in newest or (as_utc(m.created_at), m.id) > (as_utc(newest[group].created_at), newest[group].id):
-            newest[group] = m
     out: dict[str, int] = {}
-    for group, m in newest.items():
-        before = [runs_of(d) for d in slept.get(group, ()) if as_utc(d.created_at) <= as_utc(m.created_at)]
-        if before and 1 + max(before) > runs_of(m):
-            out[m.id] = 1 + max(before)
+    for same in groups.values():
+        newest = next((m for m, _ in same if not m.lifecycle.dormant), None)
+        if newest is None:
+            continue
+        before = [runs_of(m) for m, _ in same
+                  if m.lifecycle.dormant and as_utc(m.created_at) <= as_utc(newest.created_at)]
+        if before and 1 + max(before) > runs_of(newest):
+            out[newest.id] = 1 + max(before)
     return out
 
 
