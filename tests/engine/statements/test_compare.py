@@ -306,3 +306,17 @@ def test_two_like_statements_that_trade_words_are_neither_restated_nor_merged():
     assert swaps_words(c, d) and compare(c, d, 0.9).relation is not Relation.RESTATES
     reminder = read("Reminder: the integration tests still need the compose stack up.")
     assert not swaps_words(read("The integration tests need the compose stack up."), reminder)
+
+
+def test_a_reminders_own_phrase_and_a_v_based_adds_no_word():
+    """"as noted before" is how a reminder speaks, not what it says; "Rust-based" says it uses Rust.
+    A different value or name still tells the two apart."""
+    from mnemex.engine.statements import swaps_words
+
+    old = read("ledger-sync is written in Kotlin.")
+    for again in ("ledger-sync uses Kotlin, as noted before.", "Remember that ledger-sync is Kotlin-based.",
+                  "ledger-sync uses Kotlin, as we mentioned earlier."):
+        assert not swaps_words(old, read(again)) and compare(old, read(again), 0.93).relation is Relation.RESTATES
+    assert "befor" not in read("ledger-sync uses Kotlin, as noted before.").words
+    assert "befor" in read("ledger-sync starts before the gateway.").words
+    assert compare(old, read("ledger-sync uses Scala, as noted before."), 0.9).relation is not Relation.RESTATES

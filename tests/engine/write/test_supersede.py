@@ -99,6 +99,20 @@ def test_a_restatement_reinforces_the_current_memory_and_never_revives_the_old_o
     assert engine.upkeep.stats()["memories_current"] == 1
 
 
+@pytest.mark.parametrize("first,again", [
+    ("billing-gateway is written in TypeScript.", "billing-gateway uses TypeScript, as noted before."),
+    ("The invoice-renderer is written in Rust.", "Remember that invoice-renderer is Rust-based."),
+    ("Sessions are kept in Redis.", "For the record, sessions are kept in Redis, as we said earlier."),
+])
+def test_a_reminder_in_other_words_reinforces_and_adds_no_second_memory(engine, first, again):
+    """The words of a reminder's own phrase ("as noted before") and a "V-based" that says "uses V"
+    are not new content: the restatement reinforces the fact instead of filling a second slot."""
+    held = remember(engine, first)
+    out = remember(engine, again)
+    assert out.action == WriteAction.REINFORCED and out.id == held.id, out.reason
+    assert engine.upkeep.stats()["memories_current"] == 1
+
+
 def test_the_parts_of_a_compound_statement_never_skip_each_other(engine):
     out = remember(engine, "STRIPE_MOCK_PORT=12111 is set for the test suite; stripe-mock must run first.",
                    importance=0.1)

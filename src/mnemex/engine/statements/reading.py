@@ -32,6 +32,7 @@ work working worked run running ran go going went live living sit stay remain ne
 handle happen done reminder note remember fyi use used using get got set make made keep kept let
 team user people someone anyone today yesterday week month year sprint quarter last next first each other off
 please always never not no nothing none only never ever
+based backed powered driven
 """.split())
 _UNITS = {
     "ms": "ms", "millisecond": "ms", "milliseconds": "ms",
@@ -92,7 +93,7 @@ _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|
                            r"|\b(?:don'?t|do not|never|shouldn'?t|should not|must not|mustn'?t|no need to)\s+(?:ever\s+)?"
                            r"(?:change|move|switch|replace|rename|migrate|swap|drop|remove)\b", re.I)
 _ADDITIVE = re.compile(r"\b(?:too|also|as well(?! as)|in addition|additionally|likewise|on top of)\b", re.I)
-_RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:noted|mentioned|agreed|said)|reminder|nothing changed|"
+_RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:(?:I|we) )?(?:noted|mentioned|agreed|said)(?: (?:before|earlier|above|previously))?|reminder|nothing changed|"
                         r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record|"
                         r"(?:just )?to restate|restating|as a reminder|once more)\b", re.I)
 
@@ -366,7 +367,9 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     reason_only = whole.all - main.all
     names = main.names | {n for n in extra if n not in reason_only}
     shapes = {**extra, **dict(main.shapes)}
-    words = frozenset(w for w in main.words - names if w not in GENERIC and w not in CUE_STEMS)
+    # the words of a restating phrase ("as noted before", "for the record") are not what it says
+    said = terms_of(_RESTATING.sub(" ", main_text)).words if _RESTATING.search(main_text) else main.words
+    words = frozenset(w for w in said - names if w not in GENERIC and w not in CUE_STEMS)
     plain = _NOT_A_CHANGE.sub(" ", text)
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
