@@ -150,3 +150,19 @@ def test_chatter_is_stored_and_flagged(engine):
     # a caller that gives the kind says what the line is
     told = engine.memorize(NewMemory(content="sounds good, go ahead", kind=MemoryKind.DECISION))
     assert not engine.recall([told.id], touch=False)[0].is_chatter
+
+
+def test_chatter_said_again_is_counted_but_never_strengthened(engine):
+    """A line of conversation repeated ("let me check the logs first") is reinforced, not stored
+    twice, but it gains no recall and no strength: those would lead it at read time and keep it
+    from expiring as the record it is. A fact said again still strengthens."""
+    first = remember(engine, "let me check the logs first")
+    again = remember(engine, "let me check the logs first")
+    assert again.action == WriteAction.REINFORCED and again.id == first.id, again.reason
+    chat = engine.recall([first.id], touch=False)[0]
+    assert chat.is_chatter and chat.access_count == 0 and chat.lifecycle.storage == 1.0
+    assert chat.last_accessed_at is None and chat.metadata["reinforced"] == 1
+    fact = remember(engine, "The invoicing service retries webhooks five times")
+    remember(engine, "The invoicing service retries webhooks five times")
+    held = engine.recall([fact.id], touch=False)[0]
+    assert held.access_count == 1 and held.lifecycle.storage > 1.0

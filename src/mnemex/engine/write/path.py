@@ -246,9 +246,13 @@ class WritePath:
                 self._log.skipped(target, by, reason=d.reason)
             return WriteOutcome(action=d.action, affected_ids=(target.id,) if target else (), reason=d.reason)
         if d.action == WriteAction.REINFORCED and target is not None:
-            after = target.model_copy(update={  # met again: as a recall, it strengthens (seed 001)
+            # met again: as a recall, it strengthens (seed 001); chatter said again ("let me check the
+            # logs first") is no more knowledge the fiftieth time: counted, never strengthened
+            met = {} if target.is_chatter else {
                 "access_count": target.access_count + 1, "last_accessed_at": now,
-                "lifecycle": strengthened(target, now, self._lifecycle),
+                "lifecycle": strengthened(target, now, self._lifecycle)}
+            after = target.model_copy(update={
+                **met,
                 "importance": max(target.importance, memory.importance),
                 "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
                 "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
