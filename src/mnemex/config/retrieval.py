@@ -146,6 +146,7 @@ class RetrievalConfig(Frozen):
     exact_floor: bool = Field(True, description="Rare exact terms (`engine/retrieval/stages/exact.py`): a memory holding verbatim a term the query quotes or writes like code (error code, flag, path, env var, config key, identifier, number of 3+ digits) that at most `exact_max_df` memories hold ranks at least as high as BM25 alone ranks it among the candidates — the embedding, the boosts, neighbours and a compound question's parts never push it below.")
     exact_anchor: bool = Field(True, description="A searched text with a rare exact term that a candidate holds keeps BM25's weight: the rules that let the embedding lead (`agreement_floor`, `vocabulary_floor`) are skipped for it, as for a text that names code.")
     decision_boost: float = Field(1.25, ge=1.0, le=3.0, description="Relevance factor for decisions when the question asks what was decided ('what did we decide about X', 'which database did we choose'; `engine/retrieval/stages/asked_kind.py`): facts about the same component otherwise outrank the decision on the shared name alone. 1 = off.")
+    rule_boost: float = Field(1.25, ge=1.0, le=3.0, description="Relevance factor for conventions and preferences when the question asks what one should do or what the convention is ('how should services log?', 'are we allowed to push to main?'; `engine/retrieval/stages/asked_kind.py`): a fact naming the same component otherwise outranks the rule, whose wording rarely repeats the question's. 1 = off.")
     chatter_weight: float = Field(0.5, ge=0.0, le=1.0, description="Relevance factor for chatter (lines of conversation the observer flagged as carrying no knowledge: 'ok, thanks', 'X asked whether Y is affected'; `engine/retrieval/stages/records.py`), unless the question asks who said or asked what: a remark that names a component must not crowd out what is known about it. 1 = off.")
     routine_run_weight: float = Field(0.5, ge=0.0, le=1.0, description="Relevance factor for routine tool runs (`engine/retrieval/stages/records.py`: tool events recording a command that succeeded, or a file read, when another candidate records the same success), unless the question asks about runs ('when did we last run', 'did the build pass'): the same build passing again and again must not crowd out the knowledge about it. Failed runs, edits and runs recorded once keep their relevance; 1 = off.")
     exact_max_df: int = Field(3, ge=1, le=100, description="Most memories (under the search's filter) that may hold a term for it to count as rare.")
@@ -165,6 +166,7 @@ PLAIN_RRF = RetrievalConfig(
     fusion="rrf", dense_weight=1.0, sparse_weight=1.0, candidates=50, propagation=False, composite=False,
     decomposition=False, temporal=False, dedupe_above=1.0, intent_routing=False, expansion=False,
     resolution=False, exact_floor=False, exact_anchor=False, routine_run_weight=1.0, chatter_weight=1.0, decision_boost=1.0,
+    rule_boost=1.0,
 )
 BM25_ONLY = PLAIN_RRF.model_copy(update={"use_dense": False})
 DENSE_ONLY = PLAIN_RRF.model_copy(update={"use_sparse": False})

@@ -228,3 +228,26 @@ def test_a_question_about_what_was_decided_favours_the_decision(engine):
     assert next(iter(with_boost)) == ids[2]
     assert all("a decision, asked for" not in r.why for r in engine.search("where are the pricing-engine settings?",
                                                                             limit=10, now=NOW))
+
+
+def test_a_question_asking_what_one_should_do_favours_the_rule(engine):
+    from mnemex.engine.retrieval.stages.asked_kind import asks_for_rule
+
+    assert asks_for_rule("How should services log?") and asks_for_rule("what's our convention for branch names")
+    assert asks_for_rule("are we allowed to push to main?") and not asks_for_rule("where do services log to?")
+    assert not asks_for_rule("what are the firewall rules for the gateway?")
+    ids = _ids(4)
+    engine.import_memories(_memories("/work/proj", [
+        (ids[0], MemoryKind.FACT, 50, "orders-service is written in TypeScript and serves the storefront."),
+        (ids[1], MemoryKind.FACT, 40, "orders-service ships its logs to Loki through the sidecar."),
+        (ids[2], MemoryKind.CONVENTION, 30, "Use structlog with bound request ids; never print()."),
+        (ids[3], MemoryKind.FACT, 20, "The storefront calls orders-service over gRPC."),
+    ]))
+    query = "How should orders-service write its logs?"
+    flat = DEFAULT.model_copy(update={"rule_boost": 1.0})
+    with_boost = {r.memory.id: r for r in engine.search(query, limit=10, now=NOW)}
+    without = {r.memory.id: r for r in engine.search(query, limit=10, now=NOW, config=flat)}
+    assert "a rule, asked for" in with_boost[ids[2]].why and with_boost[ids[2]].score > without[ids[2]].score
+    assert list(with_boost).index(ids[2]) < list(without).index(ids[2]), (list(with_boost), list(without), ids)
+    assert all("a rule, asked for" not in r.why for r in engine.search("where do orders-service logs go?",
+                                                                        limit=10, now=NOW))

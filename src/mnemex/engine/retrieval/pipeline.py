@@ -25,7 +25,7 @@ from mnemex.engine.retrieval.fusion import ranked
 from mnemex.engine.retrieval.neighbours import TimelineCache
 from mnemex.engine.retrieval.plan import plan_query
 from mnemex.engine.retrieval.query import TimeWindow, is_trivial
-from mnemex.engine.retrieval.stages.asked_kind import favour_decisions
+from mnemex.engine.retrieval.stages.asked_kind import favour_asked
 from mnemex.engine.retrieval.stages.coactivation import Partners, coactivation
 from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import diversify
@@ -89,7 +89,7 @@ class Retriever:
             order = rescore(order, cands, cfg, plan, window, now, session_id, limit, self.lifecycle)
         order = coactivation(order, cands, cfg, limit, self.partners)
         order = demote_routine(order, cands, cfg, plan.about_runs, query)
-        order = favour_decisions(order, cands, cfg, query)
+        order = favour_asked(order, cands, cfg, query)
         order = diversify(ctx, order, cands, cfg, limit)
         if cfg.exact_floor and rare:
             order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))

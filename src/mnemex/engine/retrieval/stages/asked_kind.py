@@ -1,7 +1,13 @@
-"""A question that asks what was decided ("what did we decide about the cache?", "which
-database did we choose?") is answered by a decision: the memories the observer classified as
-decisions get their relevance scaled by `decision_boost`. Valid facts about the same component
-otherwise outrank the decision on the shared name alone."""
+"""A question can ask for a kind of memory, and a memory of that kind answers it better than a fact
+that shares its words.
+
+* What was decided ("what did we decide about the cache?", "which database did we choose?"): the
+  memories the observer classified as decisions get their relevance scaled by `decision_boost`.
+  Valid facts about the same component otherwise outrank the decision on the shared name alone.
+* What the rule is ("how should services log?", "what's our convention for branch names?", "are
+  we allowed to push to main?"): conventions and preferences get `rule_boost`. A fact that names
+  the same component ("orders-service is written in TypeScript") otherwise outranks the rule, whose
+  wording rarely repeats the question's ("use structlog with bound request ids")."""
 
 from __future__ import annotations
 
@@ -14,19 +20,37 @@ from mnemex.models import MemoryKind
 
 _ASKS_DECISION = re.compile(r"\b(?:decide[ds]?|deciding|decisions?|agreed|agree on|chose|chosen|choose|"
                             r"settled on|went with|go with)\b", re.I)
+# normative questions: what one should or may do, what the convention or style is (not "rules" or
+# "policy": "the firewall rules", "the retention policy" are as often facts)
+_ASKS_RULE = re.compile(r"\b(?:should(?:n'?t)?|ought to|supposed to|(?:are|am|is) (?:we|I|it) allowed|allowed to|"
+                        r"conventions?|guidelines?|style|best practices?|etiquette|"
+                        r"preferred|prefer(?:s|ence)?|expected to)\b", re.I)
+_DECISION_KINDS = frozenset({MemoryKind.DECISION.value})
+_RULE_KINDS = frozenset({MemoryKind.CONVENTION.value, MemoryKind.PREFERENCE.value})
 
 
 def asks_for_decision(query: str) -> bool:
     return _ASKS_DECISION.search(query) is not None
 
 
-def favour_decisions(order: list[str], cands: Candidates, cfg: RetrievalConfig, query: str) -> list[str]:
-    """`order` with the decisions' relevance scaled by `decision_boost` (re-ranked) when the
-    question asks what was decided."""
-    if cfg.decision_boost <= 1.0 or not asks_for_decision(query):
-        return order
-    chosen = [key for key in order if cands[key].hit.kind == MemoryKind.DECISION.value]
-    for key in chosen:
-        cands[key].relevance *= cfg.decision_boost
-        cands[key].why.append("a decision, asked for")
-    return ranked({key: cands[key].relevance for key in order}) if chosen else order
+def asks_for_rule(query: str) -> bool:
+    return _ASKS_RULE.search(query) is not None
+
+
+def favour_asked(order: list[str], cands: Candidates, cfg: RetrievalConfig, query: str) -> list[str]:
+    """`order` with the memories of the kind the question asks for (decisions: `decision_boost`;
+    conventions and preferences: `rule_boost`) scaled up and re-ranked; unchanged when it asks for
+    neither. A question asking for both favours both."""
+    wanted: list[tuple[frozenset[str], float, str]] = []
+    if cfg.decision_boost > 1.0 and asks_for_decision(query):
+        wanted.append((_DECISION_KINDS, cfg.decision_boost, "a decision, asked for"))
+    if cfg.rule_boost > 1.0 and asks_for_rule(query):
+        wanted.append((_RULE_KINDS, cfg.rule_boost, "a rule, asked for"))
+    changed = False
+    for kinds, factor, why in wanted:
+        for key in order:
+            if cands[key].hit.kind in kinds:
+                cands[key].relevance *= factor
+                cands[key].why.append(why)
+                changed = True
+    return ranked({key: cands[key].relevance for key in order}) if changed else order
