@@ -113,6 +113,26 @@ def test_a_reminder_in_other_words_reinforces_and_adds_no_second_memory(engine, 
     assert engine.upkeep.stats()["memories_current"] == 1
 
 
+def test_a_restatement_in_other_words_keeps_its_wording_findable(engine):
+    """The reinforced memory keeps the other wording for search (not in its content): a question in
+    the restatement's words finds the one memory that holds the fact."""
+    from mnemex.config.retrieval import BM25_ONLY
+    from mnemex.engine.write.path import ALSO_SAID
+
+    held = remember(engine, "auth-gateway keeps its state in DynamoDB.")
+    remember(engine, "The checkout flow stores carts in Redis.")
+    out = remember(engine, "auth-gateway uses DynamoDB, as noted before.")
+    assert out.action == WriteAction.REINFORCED and out.id == held.id, out.reason
+    memory = engine.recall([held.id], touch=False)[0]
+    assert memory.content == "auth-gateway keeps its state in DynamoDB."
+    assert memory.metadata[ALSO_SAID] == ["auth-gateway uses DynamoDB, as noted before."]
+    found = engine.search("uses noted", limit=3, config=BM25_ONLY)
+    assert found and found[0].memory.id == held.id
+    again = remember(engine, "auth-gateway uses DynamoDB, as noted before.")  # nothing new: not kept twice
+    assert again.id == held.id and engine.recall([held.id], touch=False)[0].metadata[ALSO_SAID] == \
+        ["auth-gateway uses DynamoDB, as noted before."]
+
+
 def test_the_parts_of_a_compound_statement_never_skip_each_other(engine):
     out = remember(engine, "STRIPE_MOCK_PORT=12111 is set for the test suite; stripe-mock must run first.",
                    importance=0.1)

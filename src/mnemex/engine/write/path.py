@@ -13,6 +13,7 @@ prediction-error gate against their nearest current neighbours in the same scope
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -79,11 +80,36 @@ class Formed:
 GATED_KINDS = tuple(k for k in MemoryKind if k not in RECORD_KINDS)
 
 
+#: Metadata key: other wordings of a memory that reinforced it (a restatement in other words).
+ALSO_SAID = "also_said"
+#: How many other wordings a memory keeps, and how long each may be.
+ALSO_SAID_MAX, ALSO_SAID_CHARS = 3, 240
+_WORDS = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]")
+
+
 def embedding_text(memory: Memory) -> str:
-    """What the vectors are made of: the content, plus tags so they are findable."""
+    """What the vectors are made of: the content, the other wordings that restated it (a memory
+    reinforced by "X uses DynamoDB, as noted before" stays findable by those words too), plus tags
+    so they are findable."""
+    text = memory.content
+    also = memory.metadata.get(ALSO_SAID)
+    if isinstance(also, list) and also:
+        text += "\n" + "\n".join(str(a) for a in also[:ALSO_SAID_MAX])
     if memory.tags:
-        return f"{memory.content}\n[tags: {', '.join(memory.tags)}]"
-    return memory.content
+        return f"{text}\n[tags: {', '.join(memory.tags)}]"
+    return text
+
+
+def _also_said(target: Memory, said: str) -> list[str] | None:
+    """`target`'s other wordings with `said` added, or None when `said` has no word that its
+    content and the kept wordings lack, or there is no room left."""
+    said = said.strip()[:ALSO_SAID_CHARS]
+    known = target.metadata.get(ALSO_SAID)
+    known = [str(a) for a in known] if isinstance(known, list) else []
+    if not said or len(known) >= ALSO_SAID_MAX:
+        return None
+    held = set(_WORDS.findall(" ".join([target.content, *known]).casefold()))
+    return known + [said] if set(_WORDS.findall(said.casefold())) - held else None
 
 
 class WritePath:
@@ -191,11 +217,12 @@ class WritePath:
         if self._judge is not None and decision.candidates and decision.action == WriteAction.CREATED \
                 and decision.contradicts is None:
             decision = self._judged(memory, decision)
-        if decision.action == WriteAction.SKIPPED and decision.target is not None:
-            if formed.explicit_kind and memory.kind != decision.target.kind:
-                decision = GateDecision(WriteAction.CREATED, None, decision.similarity,
-                                        f"stored: the given kind {memory.kind} differs from {decision.target.id}'s")
-            elif set(memory.tags) - set(decision.target.tags):
+        held_by = decision.action in (WriteAction.SKIPPED, WriteAction.REINFORCED) and decision.target is not None
+        if held_by and formed.explicit_kind and memory.kind != decision.target.kind:  # the caller's kind is kept
+            decision = GateDecision(WriteAction.CREATED, None, decision.similarity,
+                                    f"stored: the given kind {memory.kind} differs from {decision.target.id}'s")
+        elif decision.action == WriteAction.SKIPPED and decision.target is not None:
+            if set(memory.tags) - set(decision.target.tags):
                 decision = GateDecision(WriteAction.REINFORCED, decision.target, decision.similarity,
                                         f"already held by {decision.target.id}; the given tags were added to it")
         return self._apply(memory, vector, text, decision, neighbours)
@@ -251,13 +278,17 @@ class WritePath:
             met = {} if target.is_chatter else {
                 "access_count": target.access_count + 1, "last_accessed_at": now,
                 "lifecycle": strengthened(target, now, self._lifecycle)}
+            # said in other words: the wording is kept for search (not shown), so a question in
+            # those words still finds the one memory that holds the fact
+            also = None if target.is_chatter else _also_said(target, memory.content)
             after = target.model_copy(update={
                 **met,
                 "importance": max(target.importance, memory.importance),
                 "tags": tuple(dict.fromkeys(target.tags + memory.tags)),
-                "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1},
+                "metadata": {**target.metadata, "reinforced": int(target.metadata.get("reinforced", 0)) + 1,
+                             **({ALSO_SAID: also} if also else {})},
             })
-            self.replace(target, after, op="reinforce", reembed=False, by=by)
+            self.replace(target, after, op="reinforce", reembed=also is not None or after.tags != target.tags, by=by)
             return WriteOutcome(action=d.action, id=target.id, reason=d.reason)
         if d.action == WriteAction.UPDATED and target is not None:
             merged = validate_content(synthesize(target.content, memory.content), self._max_chars)
