@@ -29,6 +29,7 @@ import shutil
 import tempfile
 import uuid
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -102,15 +103,24 @@ def _cleanup() -> None:
         shutil.rmtree(_tmp_root, ignore_errors=True)
 
 
-def build_conversation(memories: list[dict]) -> tuple[Any, dict[str, str]]:
-    """A fresh engine holding one conversation's turns, and the map mnemex id -> dia_id."""
+def build_conversation(memories: list[dict], clock: Callable[[], datetime] | None = None) -> tuple[Any, dict[str, str]]:
+    """A fresh engine holding one conversation's turns, and the map mnemex id -> dia_id; `clock`
+    replaces the engine's (the lifecycle runs on it)."""
     data_dir = _fresh_dir()
     settings = Settings(data_dir=data_dir)
     models_dir = Path(os.environ.get("MNEMEX_BENCH_MODELS", tempfile.gettempdir())) / "mnemex-bench-models"
     embedder = _shared_embedder(settings.model_copy(update={"data_dir": models_dir}))
     conv = memories[0]["conv"] if memories else "conv"
     project = f"locomo/{conv}"
-    engine = build_engine(settings, default_project=project, embedder=embedder)
+    if clock is None:
+        engine = build_engine(settings, default_project=project, embedder=embedder)
+    else:
+        from unittest import mock
+
+        from mnemex.engine import factory
+        from mnemex.engine.service import MemoryEngine
+        with mock.patch.object(factory, "MemoryEngine", partial(MemoryEngine, clock=clock)):
+            engine = factory.build_engine(settings, default_project=project, embedder=embedder)
     _engines.append(engine)
     position: dict[int, int] = {}
     batch = []
@@ -142,3 +152,33 @@ def make_search(memories: list[dict]) -> Callable[[str, int], list[str]]:
     """Build a fresh store from one conversation's turns; return search(query, k) -> [dia_id]."""
     engine, back = build_conversation(memories)
     return searcher(engine, back)
+
+
+def _day_after(memories: list[dict]) -> datetime:
+    """The day after the conversation's last session: when a nightly dream would first run."""
+    return max(session_datetime(t["date"]) for t in memories) + timedelta(days=1)
+
+
+def make_search_day_after(memories: list[dict]) -> Callable[[str, int], list[str]]:
+    """The baseline of `make_search_dream`: the same store, engine clock and search time (the day
+    after the last session), no lifecycle."""
+    now = _day_after(memories)
+    engine, back = build_conversation(memories, clock=lambda: now)
+    return searcher_at(engine, back, now)
+
+
+def make_search_dream(memories: list[dict]) -> Callable[[str, int], list[str]]:
+    """The lifecycle on (issue 13): the day after the last session the daemon dreams and sweeps,
+    then the questions are asked at that time (`--factory benchmarks.locomo:make_search_dream`)."""
+    now = _day_after(memories)
+    engine, back = build_conversation(memories, clock=lambda: now)
+    engine.dream(now=now)
+    engine.sweep()
+    return searcher_at(engine, back, now)
+
+
+def searcher_at(engine: Any, back: dict[str, str], now: datetime) -> Callable[[str, int], list[str]]:
+    def search(query: str, k: int) -> list[str]:
+        return [back.get(r.memory.id, r.memory.id) for r in engine.search(query, limit=k, now=now)]
+
+    return search

@@ -236,6 +236,7 @@ def test_a_question_asking_what_one_should_do_favours_the_rule(engine):
     assert asks_for_rule("How should services log?") and asks_for_rule("what's our convention for branch names")
     assert asks_for_rule("are we allowed to push to main?") and not asks_for_rule("where do services log to?")
     assert not asks_for_rule("what are the firewall rules for the gateway?")
+    assert not asks_for_rule("whom should I ask about i18n-service changes?") and asks_for_rule("should I mock the store?")
     ids = _ids(4)
     engine.import_memories(_memories("/work/proj", [
         (ids[0], MemoryKind.FACT, 50, "orders-service is written in TypeScript and serves the storefront."),

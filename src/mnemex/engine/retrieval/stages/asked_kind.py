@@ -22,9 +22,12 @@ _ASKS_DECISION = re.compile(r"\b(?:decide[ds]?|deciding|decisions?|agreed|agree 
                             r"settled on|went with|go with)\b", re.I)
 # normative questions: what one should or may do, what the convention or style is (not "rules" or
 # "policy": "the firewall rules", "the retention policy" are as often facts)
-_ASKS_RULE = re.compile(r"\b(?:should(?:n'?t)?|ought to|supposed to|(?:are|am|is) (?:we|I|it) allowed|allowed to|"
+_ASKS_RULE = re.compile(r"\b(?:ought to|supposed to|(?:are|am|is) (?:we|I|it) allowed|allowed to|"
                         r"conventions?|guidelines?|style|best practices?|etiquette|"
                         r"preferred|prefer(?:s|ence)?|expected to)\b", re.I)
+_SHOULD = re.compile(r"\bshould(?:n'?t)?\b", re.I)
+# "whom should I ask", "where should the file go": a person, a place or a time, not a rule
+_ASKS_OTHER = re.compile(r"^\W*(?:who|whom|whose|where|when|which|what time)\b", re.I)
 _DECISION_KINDS = frozenset({MemoryKind.DECISION.value})
 _RULE_KINDS = frozenset({MemoryKind.CONVENTION.value, MemoryKind.PREFERENCE.value})
 
@@ -34,7 +37,9 @@ def asks_for_decision(query: str) -> bool:
 
 
 def asks_for_rule(query: str) -> bool:
-    return _ASKS_RULE.search(query) is not None
+    if _ASKS_RULE.search(query):
+        return True
+    return _SHOULD.search(query) is not None and not _ASKS_OTHER.search(query)
 
 
 def favour_asked(order: list[str], cands: Candidates, cfg: RetrievalConfig, query: str) -> list[str]:
