@@ -28,6 +28,9 @@ CHATTER = [
     "opened services/api/routes.py, nothing to change",
     "looking through web/src/hooks/useCart.ts to get oriented",
     "I'll check docker-compose.yml first",
+    # a digit inside a name is the name's, not a number
+    "reading through i18n-service code to get oriented",
+    "Max asked whether the k8s operator is affected",
 ]
 
 KNOWLEDGE = [
@@ -46,6 +49,8 @@ KNOWLEDGE = [
     "let me read src/a.py and src/b.py",  # a second path: more than one file named
     "opened services/api/routes.py, it uses the old auth middleware",
     "The API listens on port 8080",
+    "ok, pod-7 keeps restarting",
+    "let me check, i18n-service went to 3 replicas",
     "Inline indexing is off",
     "the feature flag is off today",
     "we never force-push to main",

@@ -46,8 +46,9 @@ _SOCIAL = re.compile(
     r"\b(?:asked (?:whether|if|about|me|us|for an update)|says? hi|said hi|say hi)\b"
     r"|^\W*(?-i:[A-Z][a-z]+|[Hh]e|[Ss]he|[Tt]hey|I|[Ww]e)(?: is| are|'s|'re| am|'m) (?:out|off|away) "
     r"(?:today|this week|tomorrow|until \w+)|\bis (?:sick|on (?:leave|vacation|holiday|pto))\b", _I)
-# a line with any of these may hold knowledge
-_KNOWLEDGE = re.compile(r"\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
+# a line with any of these may hold knowledge: a number (a digit inside a name that starts with a
+# letter is the name's: i18n-service, k8s, s3, oauth2), inline code, a path, a flag, a dotted name
+_KNOWLEDGE = re.compile(r"\b\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
 # what may follow an opener and still say nothing: a remark on "that", a go-ahead, the speaker's next move
 _AFTER_OPENER = re.compile(
     r"^(?:that|it|this|those|go ahead\s*[.!]?$|see you|talk (?:to you )?(?:later|tomorrow)|my (?:bad|mistake)|"
