@@ -32,6 +32,11 @@ class MemoryKind(StrEnum):
 #: Records of what happened (a session's episodes, captured tool runs), as opposed to knowledge:
 #: never gated, consolidated or promoted as knowledge, and the first to leave the active set.
 RECORD_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.TOOL_EVENT})
+#: Metadata key of a digest: a category summary the dream wrote (its value is the category key;
+#: `engine/lifecycle/summaries.py`). A digest repeats its members' first lines, so it is found by
+#: meaning only: it has no BM25 vector, and would otherwise take the lexical candidates' places
+#: from the members it lists.
+SUMMARY_OF = "summary_of"
 #: The observer's flag (in `metadata["flags"]`) for a line of conversation that carries no
 #: knowledge ("ok, thanks", "let me check the logs first"; `engine/write/observe/chatter.py`).
 CHATTER = "chatter"

@@ -69,6 +69,21 @@ def test_a_large_category_gets_a_summary_that_is_superseded_when_its_members_cha
     assert engine.get(added).status == MemoryStatus.ACTIVE
 
 
+def test_a_summary_is_found_by_meaning_and_never_takes_a_members_lexical_place(summarizing):
+    """A digest repeats its members' lines: as a BM25 document it matched most questions about any
+    of them and pushed weak lexical matches out of the candidate pool (coding set 2 after a dream)."""
+    from mnemex.config.retrieval import BM25_ONLY
+
+    engine = summarizing
+    members = [_import(engine, text) for text in CONVENTIONS[:3]]
+    engine.dream(now=utcnow())
+    (summary,) = _summaries(engine)
+    lexical = [r.memory.id for r in engine.search("alembic migrations reviewed", limit=10, config=BM25_ONLY)]
+    assert members[1] in lexical and summary.id not in lexical
+    overview = [r.memory.id for r in engine.search("summary of the conventions in the shop project", limit=5)]
+    assert summary.id in overview
+
+
 def test_a_summary_keeps_within_its_budget_and_says_how_many_more(tmp_path, embedder):
     from mnemex.config.dream import SummaryConfig
     from mnemex.engine.lifecycle import summaries

@@ -16,10 +16,8 @@ from typing import Iterable, Sequence
 
 from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import as_utc
-from mnemex.models import Memory
+from mnemex.models import SUMMARY_OF, Memory
 
-#: Metadata key of a summary memory: its category key.
-SUMMARY_OF = "summary_of"
 #: Metadata key of a summary memory: the fingerprint of the members it was made from.
 FINGERPRINT = "summary_fingerprint"
 TAG = "summary"

@@ -52,7 +52,9 @@ from mnemex.models import (
     MemoryStatus,
     NewMemory,
     Provenance,
+    SUMMARY_OF,
     Scope,
+    SparseVec,
     WriteAction,
     WriteOutcome,
 )
@@ -85,6 +87,7 @@ ALSO_SAID = "also_said"
 #: How many other wordings a memory keeps, and how long each may be.
 ALSO_SAID_MAX, ALSO_SAID_CHARS = 3, 240
 _WORDS = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]")
+_NO_WORDS = SparseVec((), ())
 
 
 def embedding_text(memory: Memory) -> str:
@@ -316,11 +319,13 @@ class WritePath:
         return WriteOutcome(action=WriteAction.CREATED, id=memory.id, reason=d.reason, candidates=candidates)
 
     def _store_points(self, items: Sequence[tuple[Memory, Sequence[float], str]]) -> None:
-        points = [StoredPoint(memory, vector, self._sparse.embed_document(text)) for memory, vector, text in items]
+        # a digest (a category summary) is found by meaning only: its words are its members' (`SUMMARY_OF`)
+        points = [StoredPoint(memory, vector, _NO_WORDS if SUMMARY_OF in memory.metadata
+                              else self._sparse.embed_document(text)) for memory, vector, text in items]
         self._store.upsert(points)
         if self._vocabulary is not None:
             try:
-                self._vocabulary.add(text for _, _, text in items)
+                self._vocabulary.add(text for memory, _, text in items if SUMMARY_OF not in memory.metadata)
             except Exception as exc:  # the memories are stored; only query expansion misses their words
                 log.warning("vocabulary update failed (memories are stored): %s", exc)
 
