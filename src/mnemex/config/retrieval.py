@@ -149,6 +149,7 @@ class RetrievalConfig(Frozen):
     rule_boost: float = Field(1.25, ge=1.0, le=3.0, description="Relevance factor for conventions and preferences when the question asks what one should do or what the convention is ('how should services log?', 'are we allowed to push to main?'; `engine/retrieval/stages/asked_kind.py`): a fact naming the same component otherwise outranks the rule, whose wording rarely repeats the question's. 1 = off.")
     chatter_weight: float = Field(0.5, ge=0.0, le=1.0, description="Relevance factor for chatter (lines of conversation the observer flagged as carrying no knowledge: 'ok, thanks', 'X asked whether Y is affected'; `engine/retrieval/stages/records.py`), unless the question asks who said or asked what: a remark that names a component must not crowd out what is known about it. 1 = off.")
     routine_run_weight: float = Field(0.5, ge=0.0, le=1.0, description="Relevance factor for routine tool runs (`engine/retrieval/stages/records.py`: tool events recording a command that succeeded, or a file read, when another candidate records the same success), unless the question asks about runs ('when did we last run', 'did the build pass'): the same build passing again and again must not crowd out the knowledge about it. Failed runs, edits and runs recorded once keep their relevance; 1 = off.")
+    record_weight: float = Field(0.8, ge=0.0, le=1.0, description="Relevance factor for the other tool-run records (a failed run, a coverage report, a run recorded once; `engine/retrieval/stages/records.py`), unless the question asks about runs: a record says what ran, not what is known, and must not take the last of the top places from knowledge about the same component. 1 = off.")
     exact_max_df: int = Field(3, ge=1, le=100, description="Most memories (under the search's filter) that may hold a term for it to count as rare.")
     resolution: bool = Field(True, description="Read-time resolution: a top result the write gate flagged maybe_outdated_by a newer memory (that statement said something changed about it) is marked outdated_by it and the newer one is put just above it (brought in if the search missed it), never dropped; only when the two are still similar (resolution_floor), not about another environment or component, and the newer one answers the query about as well (resolution_relevance).")
     resolution_window: int = Field(10, ge=2, le=50, description="How many top results are resolved (at least the limit).")
@@ -165,7 +166,7 @@ DEFAULT = RetrievalConfig()
 PLAIN_RRF = RetrievalConfig(
     fusion="rrf", dense_weight=1.0, sparse_weight=1.0, candidates=50, propagation=False, composite=False,
     decomposition=False, temporal=False, dedupe_above=1.0, intent_routing=False, expansion=False,
-    resolution=False, exact_floor=False, exact_anchor=False, routine_run_weight=1.0, chatter_weight=1.0, decision_boost=1.0,
+    resolution=False, exact_floor=False, exact_anchor=False, routine_run_weight=1.0, chatter_weight=1.0, decision_boost=1.0, record_weight=1.0,
     rule_boost=1.0,
 )
 BM25_ONLY = PLAIN_RRF.model_copy(update={"use_dense": False})

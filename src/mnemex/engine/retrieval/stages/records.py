@@ -41,8 +41,10 @@ def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, ab
         keys = {key: run_key(cands[key].memory) for key in order if cands[key].hit.kind == MemoryKind.TOOL_EVENT}
         runs = Counter(k for k in keys.values() if k)
         # the same success again, among the candidates or folded into this record by the dream
-        demoted += [(key, cfg.routine_run_weight, "routine") for key, run in keys.items()
-                    if run and (runs[run] >= 2 or runs_of(cands[key].memory) >= 2)]
+        routine = {key for key, run in keys.items() if run and (runs[run] >= 2 or runs_of(cands[key].memory) >= 2)}
+        demoted += [(key, cfg.routine_run_weight, "routine") for key in keys if key in routine]
+        if cfg.record_weight < 1.0:
+            demoted += [(key, cfg.record_weight, "a record") for key in keys if key not in routine]
     if cfg.chatter_weight < 1.0 and not _ABOUT_TALK.search(query):
         demoted += [(key, cfg.chatter_weight, "chatter") for key in order if cands[key].hit.is_chatter]
     for key, weight, why in demoted:
