@@ -252,3 +252,24 @@ def test_a_question_asking_what_one_should_do_favours_the_rule(engine):
     assert list(with_boost).index(ids[2]) < list(without).index(ids[2]), (list(with_boost), list(without), ids)
     assert all("a rule, asked for" not in r.why for r in engine.search("where do orders-service logs go?",
                                                                         limit=10, now=NOW))
+
+
+def test_a_single_run_record_gives_way_to_knowledge_unless_the_question_is_about_runs(engine):
+    """A failed pipeline or a coverage report names the component a question asks about and says
+    what ran, not what is known: outside questions about runs it weighs `record_weight`."""
+    ids = _ids(3)
+    engine.import_memories(_memories("/work/proj", [
+        (ids[0], MemoryKind.FACT, 300, "Priya Raman owns ledger-api; ask her before changing its schema."),
+        (ids[1], MemoryKind.TOOL_EVENT, 20, "CI pipeline #2231 for ledger-api: failed at unit stage"),
+        (ids[2], MemoryKind.TOOL_EVENT, 10, "coverage for ledger-api: 71.2% lines, 14 uncovered branches in models"),
+    ]))
+    query = "who is responsible for ledger-api?"
+    weighted = {r.memory.id: r for r in engine.search(query, limit=5, now=NOW)}
+    flat = {r.memory.id: r for r in engine.search(query, limit=5, now=NOW,
+                                                   config=DEFAULT.model_copy(update={"record_weight": 1.0}))}
+    assert next(iter(weighted)) == ids[0]
+    for key in ids[1:]:
+        assert "a record" in weighted[key].why and weighted[key].score < flat[key].score
+        assert "a record" not in flat[key].why
+    about_runs = engine.search("did the ledger-api pipeline fail last time it ran?", limit=3, now=NOW)
+    assert about_runs[0].memory.id == ids[1] and "a record" not in about_runs[0].why

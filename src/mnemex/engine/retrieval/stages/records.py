@@ -7,8 +7,11 @@ about it. Among the candidates, a tool event is routine when it did not fail, is
 another candidate records the same command, file or wording (`statements/runs.py`) succeeding too,
 or the record stands for earlier runs the dream folded into it (its `runs` tally); its relevance is scaled by
 `routine_run_weight` unless the question asks about runs ("when did we last run the migration",
-"did the build pass"). A failed run, an edit, a run recorded once, and every other kind of memory
-keep their relevance.
+"did the build pass"). The other tool-run records (a failed run, an edit, a coverage report, a run
+recorded once) are scaled by the milder `record_weight` outside questions about runs: a record says
+what ran, not what is known, and in a year-long store it took the last of the top places from a
+fact about the same component (`benchmarks/lifecycle_year.py`). Every other kind of memory keeps
+its relevance.
 
 Chatter ("X asked whether billing is affected", "reading through the billing code to get
 oriented", flagged by the observer) names the component a question asks about and says nothing
@@ -34,8 +37,9 @@ _ABOUT_TALK = re.compile(r"\b(?:who (?:asked|said|mentioned|brought up|was out|i
 
 def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, about_runs: bool,
                    query: str = "") -> list[str]:
-    """`order` with the routine runs' relevance scaled by `routine_run_weight` unless the question
-    is about runs, and chatter's by `chatter_weight` unless it is about the conversation (re-ranked)."""
+    """`order` with the routine runs' relevance scaled by `routine_run_weight` and the other tool
+    records' by `record_weight` unless the question is about runs, and chatter's by `chatter_weight`
+    unless it is about the conversation (re-ranked)."""
     demoted: list[tuple[str, float, str]] = []
     if not about_runs and cfg.routine_run_weight < 1.0:
         keys = {key: run_key(cands[key].memory) for key in order if cands[key].hit.kind == MemoryKind.TOOL_EVENT}
