@@ -45,10 +45,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any, Self
-from unittest import mock
 
 import numpy as np
 
@@ -137,14 +135,11 @@ def build(data_dir: Path, clock: Clock, cache_dir: Path) -> tuple[Any, CachedEmb
     """The engine as the factory composes it, on the replay's clock and the cached embedder."""
     from mnemex.config import Settings
     from mnemex.engine import factory
-    from mnemex.engine.service import MemoryEngine
-
     settings = Settings(data_dir=data_dir)
     inner = factory.build_embedder(settings)
     tag = hashlib.sha1(repr(inner.identity).encode()).hexdigest()[:10]
     embedder = CachedEmbedder(inner, cache_dir / f"year-v{GENERATOR_VERSION}-{tag}.npz")
-    with mock.patch.object(factory, "MemoryEngine", partial(MemoryEngine, clock=clock)):
-        engine = factory.build_engine(settings, default_project=PROJECT, embedder=embedder)
+    engine = factory.build_engine(settings, default_project=PROJECT, embedder=embedder, clock=clock)
     return engine, embedder
 
 

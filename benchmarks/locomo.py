@@ -29,7 +29,6 @@ import shutil
 import tempfile
 import uuid
 from datetime import datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -112,15 +111,8 @@ def build_conversation(memories: list[dict], clock: Callable[[], datetime] | Non
     embedder = _shared_embedder(settings.model_copy(update={"data_dir": models_dir}))
     conv = memories[0]["conv"] if memories else "conv"
     project = f"locomo/{conv}"
-    if clock is None:
-        engine = build_engine(settings, default_project=project, embedder=embedder)
-    else:
-        from unittest import mock
-
-        from mnemex.engine import factory
-        from mnemex.engine.service import MemoryEngine
-        with mock.patch.object(factory, "MemoryEngine", partial(MemoryEngine, clock=clock)):
-            engine = factory.build_engine(settings, default_project=project, embedder=embedder)
+    engine = build_engine(settings, default_project=project, embedder=embedder,
+                          **({"clock": clock} if clock is not None else {}))
     _engines.append(engine)
     position: dict[int, int] = {}
     batch = []
@@ -136,10 +128,14 @@ def build_conversation(memories: list[dict], clock: Callable[[], datetime] | Non
     return engine, {memory_id(conv, t["id"]): t["id"] for t in memories}
 
 
-def searcher(engine: Any, back: dict[str, str], config: RetrievalConfig | None = None) -> Callable[[str, int], list[str]]:
-    """search(query, k) -> [dia_id] through `MemoryEngine.search` (the search_memory path)."""
+def searcher(engine: Any, back: dict[str, str], config: RetrievalConfig | None = None,
+             now: datetime | None = None) -> Callable[[str, int], list[str]]:
+    """search(query, k) -> [dia_id] through `MemoryEngine.search` (the search_memory path), at
+    `now` when given."""
     options: dict[str, Any] = {"config": config} if config is not None else {}
-    if os.environ.get("MNEMEX_BENCH_NOW"):  # a fixed clock: recency scored the same on every run
+    if now is not None:
+        options["now"] = now
+    elif os.environ.get("MNEMEX_BENCH_NOW"):  # a fixed clock: recency scored the same on every run
         options["now"] = datetime.fromisoformat(os.environ["MNEMEX_BENCH_NOW"])
 
     def search(query: str, k: int) -> list[str]:
@@ -164,7 +160,7 @@ def make_search_day_after(memories: list[dict]) -> Callable[[str, int], list[str
     after the last session), no lifecycle."""
     now = _day_after(memories)
     engine, back = build_conversation(memories, clock=lambda: now)
-    return searcher_at(engine, back, now)
+    return searcher(engine, back, now=now)
 
 
 def make_search_dream(memories: list[dict]) -> Callable[[str, int], list[str]]:
@@ -174,11 +170,5 @@ def make_search_dream(memories: list[dict]) -> Callable[[str, int], list[str]]:
     engine, back = build_conversation(memories, clock=lambda: now)
     engine.dream(now=now)
     engine.sweep()
-    return searcher_at(engine, back, now)
+    return searcher(engine, back, now=now)
 
-
-def searcher_at(engine: Any, back: dict[str, str], now: datetime) -> Callable[[str, int], list[str]]:
-    def search(query: str, k: int) -> list[str]:
-        return [back.get(r.memory.id, r.memory.id) for r in engine.search(query, limit=k, now=now)]
-
-    return search

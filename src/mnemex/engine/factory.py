@@ -5,13 +5,16 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 from mnemex.config import Settings
 from mnemex.embed.dense import FastEmbedder, embedder_for
 from mnemex.embed.sparse import SparseEncoder
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.service import MemoryEngine
+from mnemex.models import utcnow
 from mnemex.private import cannot_write, private_dir, private_umask, tighten
 from mnemex.store import open_store
 from mnemex.store.journal import Journal
@@ -36,9 +39,10 @@ def _require_writable(data_dir: Path) -> None:
 
 
 def build_engine(settings: Settings, *, default_project: str | None = None,
-                 embedder: FastEmbedder | None = None) -> MemoryEngine:
-    """The engine on the configured store. The data dir is owner-only: created so under a
-    private umask, and tightened when an older or looser one is opened."""
+                 embedder: FastEmbedder | None = None, clock: Callable[[], datetime] = utcnow) -> MemoryEngine:
+    """The engine on the configured store, on `clock` (a replay or a benchmark fixes it). The data
+    dir is owner-only: created so under a private umask, and tightened when an older or looser one
+    is opened."""
     private_umask()
     _require_writable(settings.data_dir)
     fixed = tighten(settings.data_dir)
@@ -56,7 +60,7 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
                             optimize_every=settings.store.optimize_every, default_project=default_project,
                             vocabulary=vocabulary, data_dir=settings.data_dir, gate=settings.gate,
                             observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction,
-                            blocks=settings.blocks, lifecycle=settings.lifecycle)
+                            blocks=settings.blocks, lifecycle=settings.lifecycle, clock=clock)
     except BaseException:
         store.close()
         for part in (journal, vocabulary):
