@@ -155,6 +155,28 @@ def test_a_query_searches_one_vector_with_raw_scores(store):
         VectorQuery(dense=axis(1.0), sparse=sparse(t100=1.0))
 
 
+def test_a_batch_of_queries_answers_each_as_alone(store):
+    """`query_many` (Edge: ids and scores first, each payload read once) gives what each query
+    gives by itself: the same hits, scores, memories, vectors where asked, empty payloads where not."""
+    store.upsert(POINTS)
+    batch = [VectorQuery(dense=axis(1.0), filter=EVERY, limit=3),
+             VectorQuery(sparse=sparse(t100=1.0), filter=EVERY),
+             VectorQuery(dense=axis(0.8, 0.6), filter=EVERY, limit=2, with_vectors=True),
+             VectorQuery.term(100, EVERY)]
+    together = store.query_many(batch)
+    for request, hits in zip(batch, together):
+        alone = store.query(request)
+        assert ids_of(hits) == ids_of(alone)
+        assert [h.score for h in hits] == pytest.approx([h.score for h in alone])
+        assert [h.dense for h in hits] == [h.dense for h in alone]
+        if request.payload:
+            assert [h.memory for h in hits] == [h.memory for h in alone]
+    assert ids_of(together[0]) == [A, C, D] and ids_of(together[1]) == [B, C]  # C in both lists
+    assert together[0][1].memory.metadata["n"] == 3 and together[0][0].dense is None
+    assert together[2][1].dense == pytest.approx(axis(1.0))
+    assert store.query_many([]) == []
+
+
 def test_a_term_probe_says_whether_any_memory_holds_a_token(store):
     store.upsert(POINTS)
     assert ids_of(store.query(VectorQuery.term(100, EVERY))) == [B]

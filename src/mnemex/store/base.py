@@ -48,6 +48,12 @@ class Hit:
         self._payload = payload
         self._memory: Memory | None = None
 
+    def scored(self, score: float, *, dense: bool = True) -> "Hit":
+        """This point with another score (and without its vector unless `dense`), sharing the payload."""
+        hit = Hit(self.id, score, self._payload, self.dense if dense else None)
+        hit._memory = self._memory
+        return hit
+
     @property
     def memory(self) -> Memory:
         if self._memory is None:
