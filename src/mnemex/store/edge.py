@@ -472,17 +472,18 @@ class EdgeStore:
         # a query's cost at 100k memories (py-spy: ~60% of `query_many`).
         out = self._do("query_batch", qe.QueryBatchRequest([_request(r, bare=True) for r in requests]))
         vectors = any(r.with_vectors for r in requests)
-        wanted = list(dict.fromkeys(str(p.id) for r, points in zip(requests, out) if r.payload for p in points))
+        scored = [[(str(p.id), float(p.score)) for p in points] for points in out]
+        wanted = list(dict.fromkeys(key for r, pairs in zip(requests, scored) if r.payload for key, _ in pairs))
         found = {hit.id: hit for hit in (to_hit(rec, 0.0, vectors) for rec in self._do(
             "retrieve", wanted, with_payload=True, with_vector=[DENSE_VECTOR] if vectors else False))} if wanted else {}
         hits: list[list[Hit]] = []
-        for r, points in zip(requests, out):
+        for r, pairs in zip(requests, scored):
             if not r.payload:
-                hits.append([Hit(str(p.id), float(p.score), {}) for p in points])
+                hits.append([Hit(key, score, {}) for key, score in pairs])
                 continue
             # a point deleted between the two calls is left out, as if the query had come after it
-            hits.append([one.scored(float(p.score), dense=r.with_vectors)
-                         for p in points if (one := found.get(str(p.id))) is not None])
+            hits.append([one.scored(score, dense=r.with_vectors)
+                         for key, score in pairs if (one := found.get(key)) is not None])
         return hits
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
