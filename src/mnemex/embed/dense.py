@@ -20,9 +20,14 @@ from typing import Any, Protocol, Sequence
 
 from mnemex.config.defaults import DEFAULT_MODEL
 from mnemex.errors import EmbeddingModelError
+from mnemex.heap import trim
 
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DEFAULT_MODEL_VARIANT = "onnx-int8"
+#: `embed_documents` hands the freed heap back to the system after a call of this many texts: a
+#: batch's activations (~140 MB for 512 documents) otherwise stay resident for good; trimming
+#: costs ~10 ms, under 2% of embedding 16 documents on the slowest machine measured.
+TRIM_FROM = 16
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
 
 
@@ -194,6 +199,8 @@ class FastEmbedder:
         out: list[list[float]] = [[] for _ in texts]
         for vec, i in zip(vectors, order):
             out[i] = vec.tolist()
+        if len(texts) >= TRIM_FROM:
+            trim()
         return out
 
     def embed_query(self, text: str) -> list[float]:

@@ -45,6 +45,7 @@ from mnemex.engine.write.path import WritePath
 from mnemex.engine.write.purge import Purger
 from mnemex.engine.write.sanitize import clean_text, scrub
 from mnemex.errors import ImmutableMemoryError, InvalidInputError, NotFoundError, StorageFullError
+from mnemex.heap import trim
 from mnemex.models import (
     Memory,
     MemoryChanges,
@@ -305,6 +306,7 @@ class MemoryEngine:
             at = at.replace(tzinfo=timezone.utc)
         report = self.dreamer.run(at, limit=limit, progress=progress)
         self.upkeep.count_writes(report.changed)
+        trim()  # a cycle reads and embeds thousands of memories: give the heap it freed back
         return report
 
     @_first
