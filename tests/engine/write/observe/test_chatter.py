@@ -31,6 +31,14 @@ CHATTER = [
     # a digit inside a name is the name's, not a number
     "reading through i18n-service code to get oriented",
     "Max asked whether the k8s operator is affected",
+    # plans to talk or pair some other time, and the speaker's own branch housekeeping
+    "let's pair on the importer later with Dana",
+    "can we sync up about the release tomorrow?",
+    "let's talk about it after standup",
+    "Let's discuss this with Omar next week",
+    "the payment-retries branch is getting long, will rebase",
+    "my branch is getting stale",
+    "ok, gonna squash these commits",
 ]
 
 KNOWLEDGE = [
@@ -56,6 +64,13 @@ KNOWLEDGE = [
     "we never force-push to main",
     "Could you use pnpm instead of npm?",
     "yes, retries are capped at three",
+    "let's use Postgres for the importer",  # a decision
+    "let's pair-program on reviews every Friday",  # a practice
+    "we sync the replicas nightly",
+    "let's discuss later: the importer needs a retry queue",  # states something
+    "Always rebase feature branches onto main before merging",  # a rule
+    "never squash commits that touch migrations",
+    "we rebase the release branch every Monday",
     "ok " + "and then the session cache keeps every token for a week " * 2,  # too long to be chatter
 ]
 

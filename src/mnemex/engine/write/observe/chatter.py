@@ -1,7 +1,9 @@
 """Chatter: the lines of a working conversation that carry no knowledge — an acknowledgement
 ("ok, thanks", "sounds good, go ahead"), a greeting or a sign-off, who is out or asked what, or
 the speaker narrating what they are doing right now ("let me check the logs first", "reading
-through the billing code to get oriented").
+through the billing code to get oriented"), a proposal to talk or pair some other time ("let's pair
+on the importer later with Dana"), or the speaker's own branch housekeeping ("the retry branch is
+getting long, will rebase").
 
 Stored like any statement (nothing is dropped), they are flagged: their importance is lowered as
 other noise's is, and the lifecycle treats them as records of a moment — never rehearsed, never
@@ -46,6 +48,19 @@ _SOCIAL = re.compile(
     r"\b(?:asked (?:whether|if|about|me|us|for an update)|says? hi|said hi|say hi)\b"
     r"|^\W*(?-i:[A-Z][a-z]+|[Hh]e|[Ss]he|[Tt]hey|I|[Ww]e)(?: is| are|'s|'re| am|'m) (?:out|off|away) "
     r"(?:today|this week|tomorrow|until \w+)|\bis (?:sick|on (?:leave|vacation|holiday|pto))\b", _I)
+# a proposal to work or talk together some other time: "let's pair on the importer later with Dana",
+# "can we sync up about the release tomorrow?" (not "let's use X", a decision, nor "we sync the
+# replicas nightly": the verb must be followed by who, when or what about)
+_COORDINATION = re.compile(
+    r"^\W*(?:let'?s|let us|can we|could we|shall we|maybe we can|we can)\s+"
+    r"(?:pair|sync|chat|talk|catch up|meet|hop on a call|jump on a call|discuss|go over|walk through)"
+    r"\s+(?:up\b|on\b|about\b|later\b|tomorrow\b|with\b|after\b|next\b|today\b|this\s+(?:afternoon|week)\b|"
+    r"it\b|this\b|that\b)", _I)
+# the speaker's own branch housekeeping: "the retry branch is getting long, will rebase", "gonna
+# squash these" (not "always rebase before merging", a rule: the speaker's intention only)
+_HOUSEKEEPING = re.compile(
+    r"\bbranch (?:is )?getting (?:long|big|large|stale|old|messy)\b"
+    r"|(?:^\W*|,\s*|\band\s+)(?:i'?ll|will|gonna|going to|about to)\s+(?:rebase|squash|tidy up|clean up)\b", _I)
 # a line with any of these may hold knowledge: a number (a digit inside a name that starts with a
 # letter is the name's: i18n-service, k8s, s3, oauth2), inline code, a path, a flag, a dotted name
 _KNOWLEDGE = re.compile(r"\b\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
@@ -81,6 +96,8 @@ def is_chatter(text: str) -> bool:
         return _reads_a_file(body)
     if _SOCIAL.search(body):
         return True
+    if _COORDINATION.match(body) or _HOUSEKEEPING.search(body):
+        return not _STATES.search(body)
     if _NARRATION.match(body):
         # "looking at the logs, the worker runs out of memory" reports a finding after the narration
         _, _, then = body.partition(",")
