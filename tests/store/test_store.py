@@ -175,6 +175,11 @@ def test_a_batch_of_queries_answers_each_as_alone(store):
     assert together[0][1].memory.metadata["n"] == 3 and together[0][0].dense is None
     assert together[2][1].dense == pytest.approx(axis(1.0))
     assert store.query_many([]) == []
+    vectors_only = [VectorQuery(dense=axis(1.0), filter=EVERY, limit=2, with_vectors=True, payload=False),
+                    VectorQuery(sparse=sparse(t100=1.0), filter=EVERY)]
+    for request, hits in zip(vectors_only, store.query_many(vectors_only)):
+        alone = store.query(request)
+        assert ids_of(hits) == ids_of(alone) and [h.dense for h in hits] == [h.dense for h in alone]
 
 
 def test_a_term_probe_says_whether_any_memory_holds_a_token(store):

@@ -71,6 +71,8 @@ KNOWLEDGE = [
     "Always rebase feature branches onto main before merging",  # a rule
     "never squash commits that touch migrations",
     "we rebase the release branch every Monday",
+    "the merge bot runs nightly and will rebase open pull requests",  # a fact about the bot
+    "the worker restarts at midnight, will clean up stale locks",
     "ok " + "and then the session cache keeps every token for a week " * 2,  # too long to be chatter
 ]
 

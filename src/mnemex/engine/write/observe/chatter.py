@@ -57,10 +57,11 @@ _COORDINATION = re.compile(
     r"\s+(?:up\b|on\b|about\b|later\b|tomorrow\b|with\b|after\b|next\b|today\b|this\s+(?:afternoon|week)\b|"
     r"it\b|this\b|that\b)", _I)
 # the speaker's own branch housekeeping: "the retry branch is getting long, will rebase", "gonna
-# squash these" (not "always rebase before merging", a rule: the speaker's intention only)
+# squash these" (not "always rebase before merging", a rule, nor "the bot runs nightly and will
+# rebase open PRs", a fact: the speaker's intention only, opening the line or a clause of its own)
 _HOUSEKEEPING = re.compile(
     r"\bbranch (?:is )?getting (?:long|big|large|stale|old|messy)\b"
-    r"|(?:^\W*|,\s*|\band\s+)(?:i'?ll|will|gonna|going to|about to)\s+(?:rebase|squash|tidy up|clean up)\b", _I)
+    r"|(?:^\W*|,\s*)(?:i'?ll|will|gonna|going to|about to)\s+(?:rebase|squash)\b", _I)
 # a line with any of these may hold knowledge: a number (a digit inside a name that starts with a
 # letter is the name's: i18n-service, k8s, s3, oauth2), inline code, a path, a flag, a dotted name
 _KNOWLEDGE = re.compile(r"\b\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
