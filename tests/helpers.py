@@ -46,3 +46,9 @@ class FakeClock:
     def __call__(self) -> datetime:
         self.now += self.step
         return self.now
+
+
+def rss_kb() -> int:
+    """This process's resident set, in KiB (Linux)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))

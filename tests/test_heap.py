@@ -8,16 +8,12 @@ import sys
 import pytest
 
 from mnemex import heap
+from tests.helpers import rss_kb
 
 
 def test_trim_is_safe_to_call_again_and_again():
     assert isinstance(heap.trim(), bool)
     assert isinstance(heap.trim(), bool)
-
-
-def _rss_kb() -> int:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or heap._function() is None, reason="glibc only")
@@ -34,8 +30,8 @@ def test_trim_returns_memory_freed_inside_the_heap():
     for block in blocks[:-1]:  # the last block stays in use, so glibc cannot shrink the heap's top
         libc.free(block)
     try:
-        kept = _rss_kb()
+        kept = rss_kb()
         assert heap.trim() is True
-        assert kept - _rss_kb() > 20_000  # most of the ~30 MB freed below it went back to the system
+        assert kept - rss_kb() > 20_000  # most of the ~30 MB freed below it went back to the system
     finally:
         libc.free(blocks[-1])

@@ -10,30 +10,23 @@ other C libraries and systems it does nothing.
 from __future__ import annotations
 
 import ctypes
+import functools
 import sys
-import threading
 from typing import Any
 
-_lock = threading.Lock()
-_malloc_trim: Any = None
-_looked = False
 
-
+@functools.cache
 def _function() -> Any:
-    global _malloc_trim, _looked
-    with _lock:
-        if not _looked:
-            _looked = True
-            if sys.platform.startswith("linux"):
-                try:
-                    fn = ctypes.CDLL("libc.so.6").malloc_trim
-                except (OSError, AttributeError):  # musl and other C libraries have none
-                    fn = None
-                if fn is not None:
-                    fn.argtypes = [ctypes.c_size_t]
-                    fn.restype = ctypes.c_int
-                    _malloc_trim = fn
-        return _malloc_trim
+    """glibc's `malloc_trim`, or None where there is none (other systems, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_size_t]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 def trim() -> bool:

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from mnemex import heap
+from tests.helpers import rss_kb
 
 
 def test_documents_of_mixed_lengths_come_back_in_order_with_their_own_vectors(embedder):
@@ -23,11 +24,6 @@ def test_documents_of_mixed_lengths_come_back_in_order_with_their_own_vectors(em
         assert math.dist(vec, alone) < 1e-4, text[:40]
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux") or heap._function() is None, reason="glibc only")
 def test_a_large_batch_leaves_no_resident_heap_behind(embedder):
     """A batch's activations are freed after it; without handing them back (`heap.trim`) glibc
@@ -35,6 +31,6 @@ def test_a_large_batch_leaves_no_resident_heap_behind(embedder):
     texts = [f"Service {i} moved its queue from the old broker to the new one because retries were lost "
              f"under load; see ticket {i} and the runbook for the replay steps" for i in range(128)]
     heap.trim()
-    before = _rss_mb()
+    before = rss_kb() / 1024
     assert len(embedder.embed_documents(texts)) == 128
-    assert _rss_mb() - before < 25
+    assert rss_kb() / 1024 - before < 25

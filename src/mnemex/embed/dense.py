@@ -159,6 +159,7 @@ class FastEmbedder:
         with self._lock:
             if self._model is None:
                 self._model = self._load()
+                trim()  # the load's temporaries (~60 MB for the default model) would stay resident otherwise
 
     def _load(self) -> Any:
         if self._uses_default:  # onnxruntime directly: fastembed's import costs a cold start ~1 s

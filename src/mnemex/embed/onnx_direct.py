@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from mnemex.errors import EmbeddingModelError
-from mnemex.heap import trim
 
 
 def _context(value: Any) -> int | None:
@@ -74,7 +73,6 @@ class PooledOnnxModel:
         self.tokenizer = load_tokenizer(model_dir)
         self.session = ort.InferenceSession(str(model_dir / model_file), providers=["CPUExecutionProvider"],
                                             sess_options=options)
-        trim()  # the load's temporaries (~60 MB for the default model) would stay resident otherwise
         self._inputs = {node.name for node in self.session.get_inputs()}
 
     def _batch(self, texts: Sequence[str]) -> Any:
