@@ -1,0 +1,178 @@
+"""Probes behind the fifteenth session's figures (issue 15), on a copy of a cached scale store
+(`benchmarks/scale_data.py`; build it once with `benchmarks/scale.py --sizes N`):
+
+    PYTHONPATH=src:. python benchmarks/search_probe.py loop  [--size 100000] [--queries 800] [--freeze]
+    PYTHONPATH=src:. python benchmarks/search_probe.py rss   [--size 100000] [--queries 1000]
+    PYTHONPATH=src:. python benchmarks/search_probe.py stall [--size 100000] [--rewrite 50000] [--flush-every N]
+
+- loop: `MemoryEngine.search` over distinct queries with their embeddings cached, p50/p95, and
+  the garbage collector's pauses meanwhile (`--freeze`: `gc.freeze()` after warm-up);
+- rss: the process's resident set by mapping (libraries, anonymous memory, the store's dense
+  vectors, payload pages, payload indexes, WAL) after opening and after 100, 300, ... searches;
+- stall: the longest search of a concurrent loop while `--rewrite` points are written again
+  through the store, then while a copy is optimized the daemon's way
+  (`optimize_detached(swap=False)`); `--flush-every N` flushes the shard after every N points
+  written (not what the store does today: a lead measured, see benchmarks/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gc
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchmarks import scale_data as data
+
+
+def _engine(size: int, tmp: Path):
+    from mnemex.engine.factory import build_embedder, build_engine
+
+    embedder = build_embedder(data.settings_for(data.cache_root() / "model-cache"))
+    embedder.load()
+    engine = build_engine(data.settings_for(data.working_copy(size, tmp)), default_project=data.PROJECTS[0],
+                          embedder=embedder)
+    return engine, embedder
+
+
+def _pct(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def loop(args: argparse.Namespace, tmp: Path) -> None:
+    engine, embedder = _engine(args.size, tmp)
+    queries = data.queries(args.queries)
+    for q in queries:
+        embedder.embed_query(q)
+    engine.search("warm up the store", limit=10)
+    if args.freeze:
+        gc.freeze()
+    pauses: list[float] = []
+    started = [0.0]
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            pauses.append((time.perf_counter() - started[0]) * 1000)
+
+    gc.callbacks.append(watch)
+    took = []
+    for q in queries:
+        t0 = time.perf_counter()
+        engine.search(q, limit=10)
+        took.append((time.perf_counter() - t0) * 1000)
+    gc.callbacks.remove(watch)
+    engine.close()
+    print(f"{len(queries)} searches at {args.size:,}: p50 {statistics.median(took):.2f} ms, "
+          f"p95 {_pct(took, 0.95):.2f} ms; garbage collections {len(pauses)}, longest pause "
+          f"{max(pauses, default=0.0):.2f} ms, all pauses {sum(pauses):.0f} ms")
+
+
+def _mapped_mb() -> dict[str, int]:
+    out: collections.Counter = collections.Counter()
+    part = "libraries"
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 5 and "-" in fields[0] and not fields[0].endswith(":"):
+                name = fields[5] if len(fields) > 5 else "[anon]"
+                part = ("dense vectors" if "matrix.dat" in name else "payloads" if "payload_storage" in name
+                        else "wal" if "/wal/" in name else "indexes" if "/segments/" in name
+                        else "anonymous" if name in ("[anon]", "[heap]") else "libraries")
+            elif fields[0] == "Rss:":
+                out[part] += int(fields[1])
+    mb = {k: v // 1024 for k, v in sorted(out.items())}
+    mb["total"] = sum(mb.values())
+    return mb
+
+
+def rss(args: argparse.Namespace, tmp: Path) -> None:
+    engine, embedder = _engine(args.size, tmp)
+    print("store open", _mapped_mb(), flush=True)
+    queries = data.queries(args.queries)
+    done = 0
+    for upto in sorted({n for n in (100, 300, args.queries) if n <= args.queries}):
+        for q in queries[done:upto]:
+            engine.search(q, limit=10)
+        done = upto
+        print(f"{upto} searches", _mapped_mb(), flush=True)
+    engine.close()
+
+
+def stall(args: argparse.Namespace, tmp: Path) -> None:
+    import qdrant_edge as qe
+
+    engine, embedder = _engine(args.size, tmp)
+    store = engine.store
+    queries = data.queries(300)
+    for q in queries:
+        embedder.embed_query(q)
+    records, _ = store._live().scroll(qe.ScrollRequest(limit=args.rewrite, with_payload=True, with_vector=True))
+
+    def rewrite() -> None:
+        unflushed = 0
+        for start in range(0, len(records), 256):
+            chunk = records[start:start + 256]
+            store._do("update", qe.UpdateOperation.upsert_points([qe.Point(r.id, r.vector, r.payload) for r in chunk]),
+                      dirty=[str(r.id) for r in chunk])
+            unflushed += len(chunk)
+            if args.flush_every and unflushed >= args.flush_every:
+                store._do("flush")
+                unflushed = 0
+
+    def during(work) -> str:
+        lat: list[tuple[float, float]] = []
+        stop = threading.Event()
+
+        def search_loop() -> None:
+            i = 0
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                engine.search(queries[i % len(queries)], limit=10)
+                lat.append((t0, (time.perf_counter() - t0) * 1000))
+                i += 1
+
+        thread = threading.Thread(target=search_loop)
+        thread.start()
+        time.sleep(0.2)
+        t0 = time.perf_counter()
+        work()
+        t1 = time.perf_counter()
+        stop.set()
+        thread.join()
+        overlapping = [ms for start, ms in lat if start + ms / 1000 >= t0 and start <= t1] or [float("nan")]
+        return (f"{t1 - t0:.1f} s, longest search {max(overlapping):.0f} ms "
+                f"(p50 {statistics.median(overlapping):.1f}, {len(overlapping)} searches)")
+
+    print(f"rewriting {len(records):,} points (flush every {args.flush_every or 'never'}):", during(rewrite), flush=True)
+    print("optimizing a copy, the daemon's way:", during(lambda: store.optimize_detached(swap=False)), flush=True)
+    engine.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("probe", choices=("loop", "rss", "stall"))
+    ap.add_argument("--size", type=int, default=100_000, help="the cached scale store to copy")
+    ap.add_argument("--queries", type=int, default=800)
+    ap.add_argument("--freeze", action="store_true", help="loop: gc.freeze() after warm-up")
+    ap.add_argument("--rewrite", type=int, default=50_000, help="stall: points written again")
+    ap.add_argument("--flush-every", type=int, default=0, help="stall: flush after this many written points")
+    args = ap.parse_args()
+    if not (data.store_dir(args.size) / "build.json").exists():
+        raise SystemExit(f"no cached store of {args.size:,} memories: run benchmarks/scale.py --sizes {args.size} first")
+    tmp = Path(tempfile.mkdtemp(prefix="mnemex-probe-"))
+    try:
+        {"loop": loop, "rss": rss, "stall": stall}[args.probe](args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
