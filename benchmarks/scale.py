@@ -198,11 +198,12 @@ def rewrite_points(engine, n: int) -> None:
     the optimizer has segments to merge and index; the memories themselves stay the same."""
     import qdrant_edge as qe
 
-    shard = engine.store._live()
-    records, _ = shard.scroll(qe.ScrollRequest(limit=n, with_payload=True, with_vector=True))
-    for start in range(0, len(records), 512):
-        shard.update(qe.UpdateOperation.upsert_points(
-            [qe.Point(r.id, r.vector, r.payload) for r in records[start:start + 512]]))
+    store = engine.store
+    records, _ = store._live().scroll(qe.ScrollRequest(limit=n, with_payload=True, with_vector=True))
+    for start in range(0, len(records), 512):  # through the store's write path: it counts and flushes
+        chunk = records[start:start + 512]
+        store._do("update", qe.UpdateOperation.upsert_points([qe.Point(r.id, r.vector, r.payload) for r in chunk]),
+                  dirty=[str(r.id) for r in chunk])
 
 
 def searches_during(engine, queries: list[str], work, *, alone_s: float = 2.0) -> tuple[float, dict]:

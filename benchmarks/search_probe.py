@@ -11,8 +11,8 @@
   vectors, payload pages, payload indexes, WAL) after opening and after 100, 300, ... searches;
 - stall: the longest search of a concurrent loop while `--rewrite` points are written again
   through the store, then while a copy is optimized the daemon's way
-  (`optimize_detached(swap=False)`); `--flush-every N` flushes the shard after every N points
-  written (not what the store does today: a lead measured, see benchmarks/RESULTS.md).
+  (`optimize_detached(swap=False)`); the store flushes after every `edge.FLUSH_EVERY` points
+  written, `--flush-every N` sets another bound (0: no flush until the copy, as before 2026-11-24).
 """
 
 from __future__ import annotations
@@ -23,9 +23,12 @@ import gc
 import shutil
 import statistics
 import tempfile
+import sys
 import threading
 import time
 from pathlib import Path
+
+from mnemex.store import edge
 
 from benchmarks import scale_data as data
 
@@ -116,16 +119,14 @@ def stall(args: argparse.Namespace, tmp: Path) -> None:
         embedder.embed_query(q)
     records, _ = store._live().scroll(qe.ScrollRequest(limit=args.rewrite, with_payload=True, with_vector=True))
 
+    if args.flush_every is not None:  # the store flushes as writes accumulate; 0: only before the copy
+        edge.FLUSH_EVERY = args.flush_every or sys.maxsize
+
     def rewrite() -> None:
-        unflushed = 0
         for start in range(0, len(records), 256):
             chunk = records[start:start + 256]
             store._do("update", qe.UpdateOperation.upsert_points([qe.Point(r.id, r.vector, r.payload) for r in chunk]),
                       dirty=[str(r.id) for r in chunk])
-            unflushed += len(chunk)
-            if args.flush_every and unflushed >= args.flush_every:
-                store._do("flush")
-                unflushed = 0
 
     def during(work) -> str:
         lat: list[tuple[float, float]] = []
@@ -151,7 +152,7 @@ def stall(args: argparse.Namespace, tmp: Path) -> None:
         return (f"{t1 - t0:.1f} s, longest search {max(overlapping):.0f} ms "
                 f"(p50 {statistics.median(overlapping):.1f}, {len(overlapping)} searches)")
 
-    print(f"rewriting {len(records):,} points (flush every {args.flush_every or 'never'}):", during(rewrite), flush=True)
+    print(f"rewriting {len(records):,} points (flush every {edge.FLUSH_EVERY if edge.FLUSH_EVERY < sys.maxsize else 'never'}):", during(rewrite), flush=True)
     print("optimizing a copy, the daemon's way:", during(lambda: store.optimize_detached(swap=False)), flush=True)
     engine.close()
 
@@ -163,7 +164,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=800)
     ap.add_argument("--freeze", action="store_true", help="loop: gc.freeze() after warm-up")
     ap.add_argument("--rewrite", type=int, default=50_000, help="stall: points written again")
-    ap.add_argument("--flush-every", type=int, default=0, help="stall: flush after this many written points")
+    ap.add_argument("--flush-every", type=int, default=None,
+                    help="stall: the store flushes after this many written points (default: edge.FLUSH_EVERY; 0: never)")
     args = ap.parse_args()
     if not (data.store_dir(args.size) / "build.json").exists():
         raise SystemExit(f"no cached store of {args.size:,} memories: run benchmarks/scale.py --sizes {args.size} first")

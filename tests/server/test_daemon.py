@@ -341,6 +341,7 @@ def test_daemon_optimizes_when_idle_and_exits_when_unused(tmp_path: Path, monkey
         assert daemon_client.call_tool(settings, "memory_stats", {})["writes_since_optimize"] >= 2
         files = RunFiles.for_settings(settings)
         assert wait_until(lambda: "optimized in" in files.log_file.read_text(), 15)
+        assert "objects frozen out of garbage collection" in files.log_file.read_text()  # settled when idle
         assert wait_until(lambda: files.owner() is None, 15), "idle daemon should exit"
         assert "no client" in files.log_file.read_text()
     finally:

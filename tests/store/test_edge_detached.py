@@ -243,3 +243,42 @@ def test_the_daemons_optimize_detaches_only_from_a_size_on_and_swaps_at_close(tm
             "Nightly backups of the ledger database go to the cold bucket."]
     finally:
         reopened.close()
+
+
+class CountingShard:
+    """The real shard, with its flushes counted."""
+
+    def __init__(self, shard):
+        self._shard, self.flushes = shard, 0
+
+    def flush(self):
+        self.flushes += 1
+        return self._shard.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._shard, name)
+
+
+def test_the_store_flushes_as_written_points_reach_the_bound(tmp_path, monkeypatch):
+    """The flush before a copy (which holds the GIL) stays small: writes flush every FLUSH_EVERY points."""
+    monkeypatch.setattr(edge_module, "FLUSH_EVERY", 3)
+    store = EdgeStore(tmp_path / "shard", dim=8)
+    try:
+        store._shard = counting = CountingShard(store._shard)
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (1, 2)])
+        store.query(VectorQuery(dense=axis(1.0, 0.1), filter=EVERY))  # reads count nothing
+        assert counting.flushes == 0
+        store.upsert([point(3, axis(1.0, 0.3), sparse(t1=1.0))])
+        assert counting.flushes == 1
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (4, 5)])
+        store.delete([pid(1)])
+        assert counting.flushes == 2  # a delete counts the points it removes
+        store.upsert([point(6, axis(1.0, 0.6), sparse(t1=1.0))])
+        store._flush()  # what the copy of `optimize_detached` starts with: the count starts again
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (7, 8)])
+        assert counting.flushes == 3
+        assert store.count(EVERY) == 7
+    finally:
+        store.close()
+    with EdgeStore(tmp_path / "shard", dim=8) as reopened:
+        assert reopened.count(EVERY) == 7

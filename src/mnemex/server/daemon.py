@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from mnemex.errors import ConfigError, MnemexError
+from mnemex.heap import settle
 from mnemex.private import private_umask
 from mnemex.server.runfiles import OwnerLock, RunFiles
 
@@ -31,6 +32,7 @@ log = logging.getLogger("mnemex.daemon")
 LOCK_WAIT_SECONDS = 30.0      # a CLI command may hold the store for a few seconds; wait for it
 IDLE_OPTIMIZE_SECONDS = 3.0   # optimizing (a copy, in a child process) takes CPU: only when idle this long
 TICK_SECONDS = 0.5
+SETTLE_IDLE_SECONDS = 1.0  # once the model is loaded and no call came for this long: `heap.settle` (gc.freeze)
 OPTIMIZE_RETRY_SECONDS = 600.0
 INGEST_RETRY_SECONDS = 30.0
 #: Host headers the daemon accepts. DNS-rebinding protection stays on although a browser cannot
@@ -141,6 +143,7 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
     after a pending optimize so the next start finds it done."""
     retry_at = 0.0
     ingest_at = 0.0
+    settled = False
     while not uv.should_exit:
         await asyncio.sleep(TICK_SECONDS)
         if ingester is not None and time.monotonic() >= ingest_at and ingester.pending():
@@ -157,6 +160,10 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
             uv.should_exit = True
             return
         idle = activity.idle_for()
+        if not settled and idle >= SETTLE_IDLE_SECONDS and getattr(engine.dense, "loaded", True):
+            # warm and idle: the modules, the model and the engine stay for the daemon's life
+            log.info("warm: %d objects frozen out of garbage collection", settle())
+            settled = True
         leaving = bool(idle_exit) and idle >= idle_exit
         if (idle >= IDLE_OPTIMIZE_SECONDS or leaving) and time.monotonic() >= retry_at and engine.upkeep.needs_optimize():
             log.info("idle: optimizing the index")
