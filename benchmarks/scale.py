@@ -247,8 +247,8 @@ def dream_during_search(engine, queries: list[str]) -> dict:
 def stall_during_optimize(engine, queries: list[str], rewrite: int) -> dict:
     """The longest search while maintenance runs, each after rewriting `rewrite` points; searches
     use cached embeddings, one after another, from another thread. Three ways: in-process
-    (`upkeep.optimize()`); a copy optimized in a child and swapped in at once (`swap`: what the
-    daemon does after a burst of `edge.SWAP_AT_ONCE_FROM` writes); the daemon's usual way (the copy
+    (`upkeep.optimize()`); a copy optimized in a child and swapped in at once (`swap`: the load
+    the daemon does after a burst of `edge.SWAP_AT_ONCE_FROM` writes, since 2026-11-24 only when idle); the daemon's usual way (the copy
     waits and is swapped in as the store closes, timed by the caller as `close_s`)."""
     out = {"rewritten": rewrite}
     ways = {"inprocess": lambda: engine.upkeep.optimize(),
@@ -355,7 +355,7 @@ def report(rows: list[dict], quick: bool) -> str:
     lines += ["", "Maintenance: the longest search (cached embedding) while the index is optimized after "
               "rewriting points (ms; optimize run in s; searches completed meanwhile):", "",
               "| memories | points rewritten | in-process: run / longest search (searches) | "
-              "copy swapped in at once: run / longest search (searches) | "
+              "copy swapped in at once (after a burst; the daemon waits until idle): run / longest search (searches) | "
               "the daemon's way, copy swapped in at close: run / longest search (searches) | "
               "close with the swap (s) |", "|---:|---:|---:|---:|---:|---:|"]
     for r in rows:

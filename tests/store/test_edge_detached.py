@@ -220,8 +220,8 @@ def test_the_daemons_optimize_detaches_only_from_a_size_on_and_swaps_at_close(tm
         engine.close()
     assert settings.store_dir.is_symlink()
     reopened = build_engine(settings, default_project="/work/proj", embedder=embedder)
-    try:  # after a burst of writes (a bulk import) the copy is swapped in at once: searching that
-        # many unindexed points costs more than the one wait for the load
+    try:  # after a burst of writes (a bulk import) the copy is swapped in before close, when the
+        # daemon is idle: searching that many unindexed points costs more than the one wait for the load
         monkeypatch.setattr(upkeep, "DETACH_FROM_POINTS", 1)
         monkeypatch.setattr(edge_module, "SWAP_AT_ONCE_FROM", 2)
         link = os.readlink(settings.store_dir)
@@ -229,10 +229,17 @@ def test_the_daemons_optimize_detaches_only_from_a_size_on_and_swaps_at_close(tm
         assert reopened.store.unoptimized == 1
         reopened.upkeep.optimize(detached=True)
         assert os.readlink(settings.store_dir) == link  # one point written: the copy waits
+        assert not reopened.upkeep.swap_due()
         reopened.memorize(NewMemory(content="Feature flags are read from the flagd sidecar."))
         assert reopened.store.unoptimized == 2
         reopened.upkeep.optimize(detached=True)
-        assert os.readlink(settings.store_dir) != link and reopened.store.unoptimized == 0
+        assert os.readlink(settings.store_dir) == link and reopened.upkeep.swap_due()  # waiting still
+        reopened.memorize(NewMemory(content="Audit events are kept for 400 days."))  # written meanwhile
+        assert reopened.upkeep.swap_waiting() is True
+        assert os.readlink(settings.store_dir) != link and reopened.store.unoptimized == 1
+        assert not reopened.upkeep.swap_due() and reopened.upkeep.swap_waiting() is False
+        assert [r.memory.content for r in reopened.search("how long are audit events kept", limit=1)] == [
+            "Audit events are kept for 400 days."]
         assert [r.memory.content for r in reopened.search("where are feature flags read from", limit=1)] == [
             "Feature flags are read from the flagd sidecar."]
     finally:

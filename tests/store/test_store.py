@@ -296,6 +296,39 @@ def test_count_save_mark_accessed_and_delete(store):
     assert ids_of(store.retrieve([pid(2), pid(4)])) == [pid(4)]
 
 
+def test_fields_back_at_their_default_read_back_as_default(store):
+    """A payload leaves out fields at their default, so saving replaces the whole payload: a memory
+    unpinned, un-superseded or stripped of its metadata must not keep what it had."""
+    from mnemex.models import Lifecycle
+
+    marked = memory(1).model_copy(update={
+        "pinned": True, "importance": 0.9, "superseded_by": pid(7), "valid_until": at(-1), "access_count": 3,
+        "supersedes": (pid(8),), "lifecycle": Lifecycle(tier="semantic", storage=2.5, helped=2)})
+    store.upsert([StoredPoint(marked, axis(1.0), sparse(t1=1.0))])
+    assert store.retrieve([pid(1)])[0].memory == marked
+    plain = Memory(id=pid(1), content="memory number 1", created_at=at(-100), recorded_at=at(-100),
+                   valid_from=at(-100))
+    store.save(plain)
+    assert store.retrieve([pid(1)])[0].memory == plain
+    assert store.count(MemoryFilter(pinned=False)) == 1  # the mark went with the field
+    store.mark_accessed(pid(1), 1, at(-5), Lifecycle(storage=1.5))
+    back = store.retrieve([pid(1)])[0].memory
+    assert back.lifecycle == Lifecycle(storage=1.5) and back.access_count == 1 and back.content == plain.content
+
+
+def test_a_payload_leaves_out_fields_at_their_default():
+    from mnemex.store._payload import memory_to_payload, payload_to_memory
+
+    plain = Memory(id=pid(1), content="memory number 1", project="/work/p")
+    payload = memory_to_payload(plain)
+    assert not {"confidence", "importance", "pinned", "metadata", "lifecycle", "provenance", "supersedes"} & set(payload)
+    assert {"kind", "scope", "status", "project", "tags", "entities", "session_id", "marks", "valid_until_ts"} <= set(payload)
+    assert payload_to_memory(payload) == plain
+    full = memory(2, content="x", tags=("a",)).model_copy(update={"importance": 0.7, "pinned": True})
+    assert payload_to_memory(memory_to_payload(full)) == full
+    assert memory_to_payload(full)["provenance"] == {"session_id": "s1"}
+
+
 def test_identity_round_trip(store):
     assert store.read_identity() is None
     store.write_identity({"model": "m1", "dim": 8, "extra": True})

@@ -59,17 +59,27 @@ class Upkeep:
         """Build the indexes. In-process this holds the store (and Edge holds the GIL): run it
         when idle. `detached` (the daemon's way): a store that can, once it holds DETACH_FROM_POINTS,
         optimizes a copy in a child process, and the copy is swapped in when the store closes
-        (`EdgeStore.optimize_detached(swap=None)`): no call waits for it — unless a burst of writes
-        (`edge.SWAP_AT_ONCE_FROM` points) left so much unindexed that it is swapped in at once."""
+        (`EdgeStore.optimize_detached(swap=False)`): no call waits for it — unless a burst of writes
+        (`edge.SWAP_AT_ONCE_FROM` points) left so much unindexed that it should be swapped in
+        before: `swap_due`, then `swap_waiting` when idle."""
         run_detached = getattr(self._store, "optimize_detached", None) if detached else None
         if run_detached is not None and self._store.count(MemoryFilter()) >= DETACH_FROM_POINTS:
             writes = self.writes_since_optimize
-            if run_detached(swap=None):
+            if run_detached(swap=False):
                 self.writes_since_optimize = max(0, self.writes_since_optimize - writes)
             return
         with self._lock:
             self._store.optimize()
             self.writes_since_optimize = 0
+
+    def swap_due(self) -> bool:
+        """An optimized copy waits while a burst of writes slows searches (`EdgeStore.swap_due`)."""
+        return bool(getattr(self._store, "swap_due", False))
+
+    def swap_waiting(self) -> bool:
+        """Swap the waiting optimized copy in now (calls wait for its load: run it when idle)."""
+        swap = getattr(self._store, "swap_waiting", None)
+        return bool(swap()) if swap is not None else False
 
     # -------------------------------------------------------------- reindex
     def reindex(self, *, dense: bool = False, batch: int = 256,

@@ -176,6 +176,17 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                 retry_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
             activity.last = time.monotonic()
             continue  # that took a while: look at the clock again before leaving
+        if idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.upkeep.swap_due():
+            # a burst of writes left many points unindexed: the optimized copy is loaded now, while
+            # no call is waiting (calls wait for the load: ~1 s at 100k memories), not at close
+            started = time.monotonic()
+            try:
+                if await asyncio.to_thread(engine.upkeep.swap_waiting):
+                    log.info("optimized copy swapped in, %.1f s", time.monotonic() - started)
+            except Exception:  # the store is as it was; the copy is dropped and made again later
+                log.exception("swapping in the optimized copy failed")
+            activity.last = time.monotonic()
+            continue
         if idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.lifecycle.sweep_due():
             try:
                 report = await asyncio.to_thread(engine.sweep)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from mnemex.models import Lifecycle, Memory
+from mnemex.models import Lifecycle, Memory, Provenance
 
 #: valid_until_ts of a memory that is still valid (year 3000), so "current" is one range test.
 OPEN_END_TS = 32_503_680_000.0
@@ -47,8 +47,33 @@ def from_ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value, tz=timezone.utc)
 
 
+#: Fields left out of a payload while they hold their default (read back as the default): ~40% of
+#: a typical memory's payload, which every search reads for each candidate (issue 15). Fields a
+#: filter uses are never left out (`INDEXED_FIELDS`, and `kind`, `scope`, `status` always written).
+_ELIDED = {"confidence": 1.0, "importance": 0.5, "pinned": False, "immutable": False, "valid_until": None,
+           "updated_at": None, "access_count": 0, "last_accessed_at": None, "supersedes": [],
+           "superseded_by": None, "metadata": {}}
+#: Nested models whose fields are left out while default (and the model itself when all are).
+_ELIDED_PARTS = {"provenance": Provenance().model_dump(mode="json"), "lifecycle": Lifecycle().model_dump(mode="json")}
+
+
+def _elide(data: dict[str, Any]) -> dict[str, Any]:
+    for key, default in _ELIDED.items():
+        if key in data and data[key] == default:
+            del data[key]
+    for key, defaults in _ELIDED_PARTS.items():
+        part = data.get(key)
+        if isinstance(part, dict):
+            kept = {k: v for k, v in part.items() if k not in defaults or defaults[k] != v}
+            if kept:
+                data[key] = kept
+            else:
+                del data[key]
+    return data
+
+
 def memory_to_payload(memory: Memory) -> dict[str, Any]:
-    data = memory.model_dump(mode="json")
+    data = _elide(memory.model_dump(mode="json"))
     data["tags"] = list(memory.tags)
     data["entities"] = list(memory.entities)
     data["session_id"] = memory.provenance.session_id

@@ -50,9 +50,9 @@ IDENTITY_FILE = "mnemex-identity.json"
 _EDGE_CONFIG_FILE = "edge_config.json"
 _REPLAY_FILE = "mnemex-replay.json"  # in a waiting copy: the ids to replay onto it when it is swapped in
 SWAP_TIMEOUT = 600.0  # seconds the swap of a waiting copy may take as the store closes
-#: Points written since the serving shard was last optimized from which `optimize_detached(swap=None)`
-#: swaps the copy in at once (calls wait for its load: 1.6 s at 100k memories) instead of leaving it
-#: to wait for `close`: searches slow down with that many unindexed points (at 100k memories, p50
+#: Points written since the serving shard was last optimized from which a waiting optimized copy is
+#: swapped in before `close` (`swap_due`; the daemon does it when idle, since calls wait for the load:
+#: ~1 s at 100k memories) instead of waiting for `close`: searches slow down with that many unindexed points (at 100k memories, p50
 #: 17 ms with 2,000 of them, 28 ms with 10,000, 34 ms with 30,000). A day's writes stay far below;
 #: a bulk import crosses it.
 SWAP_AT_ONCE_FROM = 5_000
@@ -306,14 +306,14 @@ class EdgeStore:
         swapped in (reads wait for loading the copy and the swap: 1.6 s at 100k memories, Edge
         holding the GIL; writes also for the flush and the copy). With `swap=False` (the daemon's
         way) nothing is loaded here: the copy waits, the writes made since still tracked, and
-        `close` swaps it in through another child process; a later call replaces a waiting copy.
-        `swap=None` (the daemon's way): at once when `SWAP_AT_ONCE_FROM` points were written since
-        the serving shard was optimized, else at close.
+        `close` swaps it in through another child process (or `swap_waiting`, when idle, after a
+        burst of writes: `swap_due`); a later call replaces a waiting copy. `swap=None`: at once
+        when `SWAP_AT_ONCE_FROM` points were written since the serving shard was optimized, else
+        at close.
         False when another one is running; raises (the store unchanged) when the child fails or
         the store was closed or compacted meanwhile."""
         if not self._detaching.acquire(blocking=False):
             return False
-        previous = None
         kept = False
         try:
             with self._lock:
@@ -322,7 +322,6 @@ class EdgeStore:
                 remove_tree(waiting)  # a fresh copy supersedes it
             generation = next_generation(self.path)
             remove_tree(generation)
-            fresh = None
             try:
                 # a consistent copy: flushed, and no write until it is made. The flush holds the GIL
                 # (~25 ms plus ~20 ms per 1,000 points unflushed at 100k; `FLUSH_EVERY` bounds those)
@@ -352,29 +351,64 @@ class EdgeStore:
                                               "optimized; the copy is dropped")
                         self._prepared, kept = generation, True
                     return True
-                fresh = qe.EdgeShard.load(str(generation), _config(self.dim))
-                with self._gate.swap():
-                    if self._shard is None or epoch != self._epoch:
-                        raise MnemexError(f"store at {self.path} was closed or compacted while a copy was "
-                                          "optimized; the copy is dropped")
-                    _replay(self._shard, fresh, self._dirty or set())
-                    old, self._shard = self._shard, fresh
-                    fresh = None
-                    previous = point_to(self.path, generation)
-                    self._unoptimized = set(self._dirty or ())
-                old.close()  # nothing uses it any more (the gate saw to that)
+                kept = True  # `_swap_now` owns the copy from here, and cleans up after a failure
+                self._swap_now(generation, epoch)
             finally:
                 self._child = None
                 if not kept:
                     self._dirty = None
-                if fresh is not None:
-                    fresh.close()
-                if previous is None and not kept:
                     remove_tree(generation)
-            remove_tree(previous)
             return True
         finally:
             self._detaching.release()
+
+    @property
+    def swap_due(self) -> bool:
+        """An optimized copy waits for `close` while so many points were written since the serving
+        shard was optimized (`SWAP_AT_ONCE_FROM`) that searches are slowed: `swap_waiting` now."""
+        return self._prepared is not None and self.unoptimized >= SWAP_AT_ONCE_FROM
+
+    def swap_waiting(self) -> bool:
+        """Swap in now the optimized copy waiting for `close`, with the writes made since it was
+        taken. Calls wait for its load (~1 s at 100k memories, Edge holding the GIL): the daemon
+        does it only when idle. False when no copy waits or an optimize is running; raises (the
+        store unchanged, the copy dropped) when the swap fails."""
+        if not self._detaching.acquire(blocking=False):
+            return False
+        try:
+            with self._lock:
+                generation, self._prepared = self._prepared, None
+                epoch = self._epoch
+            if generation is None:
+                return False
+            self._swap_now(generation, epoch)
+            return True
+        finally:
+            self._detaching.release()
+
+    def _swap_now(self, generation: Path, epoch: int) -> None:
+        """Load the optimized copy at `generation`, replay onto it the writes made since it was taken
+        (`_dirty`) and serve it. On failure the copy is removed and the store stays as it was."""
+        fresh = previous = None
+        try:
+            fresh = qe.EdgeShard.load(str(generation), _config(self.dim))
+            with self._gate.swap():
+                if self._shard is None or epoch != self._epoch:
+                    raise MnemexError(f"store at {self.path} was closed or compacted while a copy was "
+                                      "optimized; the copy is dropped")
+                _replay(self._shard, fresh, self._dirty or set())
+                old, self._shard = self._shard, fresh
+                fresh = None
+                previous = point_to(self.path, generation)
+                self._unoptimized = set(self._dirty or ())
+            old.close()  # nothing uses it any more (the gate saw to that)
+        finally:
+            self._dirty = None
+            if fresh is not None:
+                fresh.close()
+            if previous is None:
+                remove_tree(generation)
+        remove_tree(previous)
 
     def compact(self) -> None:
         """Rewrite the shard from its live points into a fresh directory and swap it in.
@@ -441,17 +475,19 @@ class EdgeStore:
 
     def save(self, memory: Memory) -> None:
         """Replace the stored memory of an existing point (vectors unchanged); NotFoundError if absent."""
-        self._set_payload(memory.id, memory_to_payload(memory))
+        self._set_payload(memory.id, memory_to_payload(memory), whole=True)
 
     def mark_accessed(self, memory_id: str, access_count: int, at: datetime,
                       lifecycle: Lifecycle | None = None) -> None:
         self._set_payload(memory_id, access_payload(access_count, at, lifecycle))
 
-    def _set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
-        """Merge `payload` into the point's payload; NotFoundError if the point does not exist."""
+    def _set_payload(self, point_id: str, payload: dict[str, Any], *, whole: bool = False) -> None:
+        """Merge `payload` into the point's payload (`whole`: replace it, as a payload leaves out
+        fields at their default); NotFoundError if the point does not exist."""
         pid = canonical_id(point_id)
         try:
-            self._do("update", qe.UpdateOperation.set_payload([pid], dict(payload)), dirty=[pid])
+            op = qe.UpdateOperation.overwrite_payload if whole else qe.UpdateOperation.set_payload
+            self._do("update", op([pid], dict(payload)), dirty=[pid])
         except Exception as exc:
             if "No point with id" in str(exc):
                 raise NotFoundError(point_id) from exc

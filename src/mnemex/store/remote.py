@@ -168,20 +168,22 @@ class RemoteStore:
 
     def save(self, memory: Memory) -> None:
         """Replace the stored memory of an existing point (vectors unchanged); NotFoundError if absent."""
-        self._set_payload(memory.id, memory_to_payload(memory))
+        self._set_payload(memory.id, memory_to_payload(memory), whole=True)
 
     def mark_accessed(self, memory_id: str, access_count: int, at: datetime,
                       lifecycle: Lifecycle | None = None) -> None:
         self._set_payload(memory_id, access_payload(access_count, at, lifecycle))
 
-    def _set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
-        """Merge `payload` into the point's payload; NotFoundError if the point does not exist."""
+    def _set_payload(self, point_id: str, payload: dict[str, Any], *, whole: bool = False) -> None:
+        """Merge `payload` into the point's payload (`whole`: replace it, as a payload leaves out
+        fields at their default); NotFoundError if the point does not exist."""
         pid = canonical_id(point_id)
         with self._lock:
             # Servers answer 404 and the in-process mode a KeyError; asking first is the same for both.
             if not self._client.retrieve(self.collection, [pid], with_payload=False, with_vectors=False):
                 raise NotFoundError(point_id)
-            self._client.set_payload(self.collection, payload=dict(payload), points=[pid], wait=True)
+            put = self._client.overwrite_payload if whole else self._client.set_payload
+            put(self.collection, payload=dict(payload), points=[pid], wait=True)
 
     def delete(self, ids: Sequence[str]) -> None:
         """Delete the points; ids that do not exist are ignored."""
