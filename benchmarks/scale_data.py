@@ -26,6 +26,9 @@ from mnemex.models import MemoryFilter, MemoryKind, NewMemory
 from mnemex.store.edge_detached import copy_sparse
 
 GENERATOR_VERSION = 1
+#: Bumped when what the engine stores changes enough to move the figures (2: payloads leave out
+#: fields at their default, 2026-11-24): a cache of another layout is built again, not reused.
+STORE_LAYOUT = 2
 PROJECTS = ["/src/shop", "/src/billing", "/src/infra", "/src/mobile", "/src/datalake"]
 SERVICES = ["the API server", "the billing worker", "the auth service", "the CI pipeline", "the web frontend",
             "the search indexer", "the mobile app", "the data importer", "the admin panel", "the cache layer",
@@ -113,7 +116,7 @@ def cache_root() -> Path:
 
 
 def store_dir(size: int) -> Path:
-    return cache_root() / f"g{GENERATOR_VERSION}-{size}"
+    return cache_root() / f"g{GENERATOR_VERSION}s{STORE_LAYOUT}-{size}"
 
 
 def settings_for(data_dir: Path) -> Settings:

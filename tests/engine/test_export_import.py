@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import qdrant_edge as qe
+
 from mnemex.engine.factory import build_engine
 from mnemex.models import Memory, MemoryKind, NewMemory, Provenance, Scope
 
@@ -72,9 +74,10 @@ def test_timeline_around_an_anchor(settings, embedder):
         engine.close()
 
 
-def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, monkeypatch):
+def test_reindex_rebuilds_search_vectors_and_payload_layout_and_nothing_else(settings, embedder, monkeypatch):
     """A store written by an older tokenizer (no whole-name tokens) finds a pasted code name only
-    after `reindex`; memories, their count, their dense vectors and the journal stay as they were."""
+    after `reindex`, and a payload of the older full layout is rewritten without its defaults;
+    memories, their count, their dense vectors and the journal stay as they were."""
     import uuid
 
     from mnemex.config.retrieval import BM25_ONLY
@@ -89,6 +92,10 @@ def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, mo
                        kind=MemoryKind.FACT, project="/work/proj")
         engine.import_memories([target, other])
         monkeypatch.setattr(engine.writer, "_sparse", current)
+        full = {**target.model_dump(mode="json"), **engine.store._live().retrieve(
+            [target.id], with_payload=True, with_vector=False)[0].payload}  # as a store of the old layout has it
+        engine.store._do("update", qe.UpdateOperation.overwrite_payload([target.id], full), dirty=[target.id])
+        assert "lifecycle" in _raw_payload(engine, target.id)
         assert engine.search("pollcarrierstatus", limit=2, config=BM25_ONLY) == []  # old vectors lack the name
         before = {m.id: m for m in engine.export()}
         dense_before = {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)}
@@ -98,6 +105,7 @@ def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, mo
         assert seen[-1] == (2, 2)
         assert [r.memory.id for r in engine.search("pollcarrierstatus", limit=2, config=BM25_ONLY)] == [target.id]
         assert {m.id: m for m in engine.export()} == before
+        assert not {"lifecycle", "metadata", "confidence"} & set(_raw_payload(engine, target.id))  # current layout
         assert {h.id: h.dense for h in engine.store.retrieve(list(before), with_vectors=True)} == dense_before
         assert engine.explore.history(target.id) == history_before
         assert engine.upkeep.reindex(dense=True) == 2  # re-embedding gives the same vectors for the same model
@@ -105,6 +113,10 @@ def test_reindex_rebuilds_search_vectors_and_nothing_else(settings, embedder, mo
         assert all(abs(x - y) < 1e-5 for k in after for x, y in zip(after[k], dense_before[k]))
     finally:
         engine.close()
+
+
+def _raw_payload(engine, memory_id: str) -> dict:
+    return dict(engine.store._live().retrieve([memory_id], with_payload=True, with_vector=False)[0].payload)
 
 
 class _OldSparse:

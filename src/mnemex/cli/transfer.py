@@ -43,7 +43,8 @@ def register(sub: Any) -> None:
     json_flag(i)
     i.set_defaults(func=cmd_import)
 
-    r = command(sub, "reindex", "rebuild the search vectors of every memory with the current encoders",
+    r = command(sub, "reindex", "rebuild the search vectors of every memory with the current encoders "
+                "(and rewrite its stored payload in the current layout)",
                 "mnemex reindex", "mnemex reindex --dense")
     r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
     json_flag(r)

@@ -382,8 +382,9 @@ class WritePath:
 
     def reindex(self, memories: Sequence[Memory], *, dense: bool) -> None:
         """Rebuild the vectors of stored memories as the current encoders make them (sparse always,
-        dense when asked; otherwise the stored dense vector is kept). Payloads, ids and the journal
-        are untouched: nothing about the memories changes, only how they are found."""
+        dense when asked; otherwise the stored dense vector is kept), and write each payload in the
+        current layout. Ids and the journal are untouched: nothing about the memories changes, only
+        how they are found and stored."""
         if not memories:
             return
         texts = [embedding_text(m) for m in memories]
