@@ -180,9 +180,10 @@ def load_points(size: int) -> tuple[list[dict], np.ndarray]:
     return points, np.load(root / "dense.npy")
 
 
-def working_copy(size: int, dest: Path) -> Path:
-    """A copy of the cached store's data dir under `dest`, for a run to use (and change) freely."""
-    shutil.copytree(store_dir(size) / "data", dest / "data", copy_function=copy_sparse)
+def working_copy(size: int, dest: Path, source: Path | None = None) -> Path:
+    """A copy of the cached store's data dir (or of `source`, another cache directory) under
+    `dest`, for a run to use (and change) freely."""
+    shutil.copytree((source or store_dir(size)) / "data", dest / "data", copy_function=copy_sparse)
     # written back now, as a store long on disk is: else the first flush of the copy pays for
     # writing back hundreds of MB of freshly copied pages (348 ms at 100k, 8 ms after a sync)
     os.sync()

@@ -4,11 +4,14 @@
     PYTHONPATH=src:. python benchmarks/search_probe.py loop  [--size 100000] [--queries 800] [--freeze]
     PYTHONPATH=src:. python benchmarks/search_probe.py rss   [--size 100000] [--queries 1000]
     PYTHONPATH=src:. python benchmarks/search_probe.py stall [--size 100000] [--rewrite 50000] [--flush-every N]
+    PYTHONPATH=src:. python benchmarks/search_probe.py relayout --cache ~/.cache/mnemex-bench/g1-100000
 
 - loop: `MemoryEngine.search` over distinct queries with their embeddings cached, p50/p95, and
   the garbage collector's pauses meanwhile (`--freeze`: `gc.freeze()` after warm-up);
 - rss: the process's resident set by mapping (libraries, anonymous memory, the store's dense
   vectors, payload pages, payload indexes, WAL) after opening and after 100, 300, ... searches;
+- relayout: the search loop on the copy, then again after every memory is saved in the current
+  payload layout and the store optimized (with --cache, a store built by an older layout);
 - stall: the longest search of a concurrent loop while `--rewrite` points are written again
   through the store, then while a copy is optimized the daemon's way
   (`optimize_detached(swap=False)`); the store flushes after every `edge.FLUSH_EVERY` points
@@ -33,12 +36,15 @@ from mnemex.store import edge
 from benchmarks import scale_data as data
 
 
+SOURCE: Path | None = None  # --cache: another cached store directory than the current layout's
+
+
 def _engine(size: int, tmp: Path):
     from mnemex.engine.factory import build_embedder, build_engine
 
     embedder = build_embedder(data.settings_for(data.cache_root() / "model-cache"))
     embedder.load()
-    engine = build_engine(data.settings_for(data.working_copy(size, tmp)), default_project=data.PROJECTS[0],
+    engine = build_engine(data.settings_for(data.working_copy(size, tmp, SOURCE)), default_project=data.PROJECTS[0],
                           embedder=embedder)
     return engine, embedder
 
@@ -46,6 +52,53 @@ def _engine(size: int, tmp: Path):
 def _pct(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def _timed(engine, queries: list[str]) -> tuple[float, float]:
+    """p50 and p95 of the queries, after one untimed pass (first touches of the store's pages)."""
+    for q in queries:
+        engine.search(q, limit=10)
+    took = []
+    for q in queries:
+        t0 = time.perf_counter()
+        engine.search(q, limit=10)
+        took.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(took), _pct(took, 0.95)
+
+
+def relayout(args: argparse.Namespace, tmp: Path) -> None:
+    """The search loop on the copy as cached, then again after every memory was saved in the
+    current payload layout and the store optimized: what `mnemex reindex` gives a store written
+    before (run it with --cache on a store of an older layout)."""
+    import json
+
+    from mnemex.models import MemoryFilter, ValidityMode
+
+    engine, embedder = _engine(args.size, tmp)
+    queries = data.queries(args.queries)
+    for q in queries:
+        embedder.embed_query(q)
+    store = engine.store
+    before = _timed(engine, queries)
+    sizes: list[int] = []
+    offset, started = None, time.perf_counter()
+    every = MemoryFilter(validity=ValidityMode.TIMELINE)
+    while True:
+        hits, offset = store.scroll(every, limit=1000, offset=offset)
+        for hit in hits:
+            sizes.append(len(json.dumps(hit._payload)))
+            store.save(hit.memory)
+        if offset is None:
+            break
+    rewrote = time.perf_counter() - started
+    after_bytes = [len(json.dumps(h._payload)) for h in store.scroll(every, limit=1000)[0]]
+    store.optimize()
+    after = _timed(engine, queries)
+    engine.close()
+    print(f"{len(sizes):,} payloads saved again in {rewrote:.0f} s; JSON bytes per payload "
+          f"{statistics.mean(sizes):.0f} -> {statistics.mean(after_bytes):.0f} (the first 1,000 after)")
+    print(f"{len(queries)} searches at {args.size:,}, p50 / p95 ms: as cached {before[0]:.2f} / {before[1]:.2f}, "
+          f"saved again {after[0]:.2f} / {after[1]:.2f}")
 
 
 def loop(args: argparse.Namespace, tmp: Path) -> None:
@@ -159,7 +212,9 @@ def stall(args: argparse.Namespace, tmp: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=("loop", "rss", "stall"))
+    ap.add_argument("probe", choices=("loop", "rss", "stall", "relayout"))
+    ap.add_argument("--cache", type=Path, help="another cached store directory to copy (e.g. one of an older "
+                    "layout: ~/.cache/mnemex-bench/g1-100000)")
     ap.add_argument("--size", type=int, default=100_000, help="the cached scale store to copy")
     ap.add_argument("--queries", type=int, default=800)
     ap.add_argument("--freeze", action="store_true", help="loop: gc.freeze() after warm-up")
@@ -167,11 +222,13 @@ def main() -> None:
     ap.add_argument("--flush-every", type=int, default=None,
                     help="stall: the store flushes after this many written points (default: edge.FLUSH_EVERY; 0: never)")
     args = ap.parse_args()
-    if not (data.store_dir(args.size) / "build.json").exists():
+    global SOURCE
+    SOURCE = args.cache
+    if not ((args.cache or data.store_dir(args.size)) / "build.json").exists():
         raise SystemExit(f"no cached store of {args.size:,} memories: run benchmarks/scale.py --sizes {args.size} first")
     tmp = Path(tempfile.mkdtemp(prefix="mnemex-probe-"))
     try:
-        {"loop": loop, "rss": rss, "stall": stall}[args.probe](args, tmp)
+        {"loop": loop, "rss": rss, "stall": stall, "relayout": relayout}[args.probe](args, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
