@@ -34,3 +34,15 @@ def test_a_large_batch_leaves_no_resident_heap_behind(embedder):
     before = rss_kb() / 1024
     assert len(embedder.embed_documents(texts)) == 128
     assert rss_kb() / 1024 - before < 25
+
+
+def test_a_cached_query_vector_is_the_same_and_each_caller_owns_its_list(embedder):
+    text = "which port does the billing worker listen on (query cache check)"
+    first = embedder.embed_query(text)
+    first[0] = 99.0  # a caller changing its list must not change what the next caller gets
+    again = embedder.embed_query(text)
+    assert again is not first and again[0] != 99.0
+    assert isinstance(again, list) and all(isinstance(x, float) for x in again)
+    fresh = embedder.embed_documents([text])  # a document embeds without the query cache
+    assert len(again) == len(fresh[0])
+    assert again == embedder.embed_query(text)

@@ -35,10 +35,15 @@ def test_model_loads_lazily_and_embeds_offline(tmp_path, settings):
         engine.close()
 
 
-def test_query_embeddings_are_cached(embedder):
+def test_query_embeddings_are_cached(embedder, monkeypatch):
     a = embedder.embed_query("a query that is asked twice")
+    calls = []
+    real = embedder._model.query_embed
+    monkeypatch.setattr(embedder._model, "query_embed", lambda *args, **kw: calls.append(1) or real(*args, **kw))
     b = embedder.embed_query("a query that is asked twice")
-    assert a is b
+    assert b == a and calls == []  # from the cache: the model was not asked again
+    embedder.embed_query("a query asked once")
+    assert calls == [1]
 
 
 def test_store_made_by_another_model_is_refused(tmp_path, embedder):

@@ -133,7 +133,7 @@ class FastEmbedder:
         self._lock = threading.Lock()
         self._model: Any = None
         self._dim: int | None = None
-        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache: OrderedDict[str, Any] = OrderedDict()  # text -> the model's vector (numpy)
         self._cache_size = query_cache_size
         self._uses_default = model == DEFAULT_MODEL and model_path is None
         self.identity = EmbeddingIdentity(
@@ -205,15 +205,17 @@ class FastEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
+        # cached as the model's array (1.5 KB for 384 float32s; 15 KB as a list of floats, so a full
+        # cache of 1,024 was ~16 MB), and each caller gets its own list
         cached = self._cache.get(text)
         if cached is not None:
             self._cache.move_to_end(text)
-            return cached
+            return cached.tolist()
         self.load()
         with self._lock:
-            vec = next(iter(self._model.query_embed(text))).tolist()
+            arr = next(iter(self._model.query_embed(text)))
         if self._cache_size:
-            self._cache[text] = vec
+            self._cache[text] = arr.copy()  # not a view that keeps a larger buffer alive
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return vec
+        return arr.tolist()
