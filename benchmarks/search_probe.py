@@ -27,13 +27,13 @@ import shutil
 import statistics
 import tempfile
 import sys
-import threading
 import time
 from pathlib import Path
 
 from mnemex.store import edge
 
 from benchmarks import scale_data as data
+from benchmarks.scale import searches_during
 
 
 SOURCE: Path | None = None  # --cache: another cached store directory than the current layout's
@@ -182,28 +182,9 @@ def stall(args: argparse.Namespace, tmp: Path) -> None:
                       dirty=[str(r.id) for r in chunk])
 
     def during(work) -> str:
-        lat: list[tuple[float, float]] = []
-        stop = threading.Event()
-
-        def search_loop() -> None:
-            i = 0
-            while not stop.is_set():
-                t0 = time.perf_counter()
-                engine.search(queries[i % len(queries)], limit=10)
-                lat.append((t0, (time.perf_counter() - t0) * 1000))
-                i += 1
-
-        thread = threading.Thread(target=search_loop)
-        thread.start()
-        time.sleep(0.2)
-        t0 = time.perf_counter()
-        work()
-        t1 = time.perf_counter()
-        stop.set()
-        thread.join()
-        overlapping = [ms for start, ms in lat if start + ms / 1000 >= t0 and start <= t1] or [float("nan")]
-        return (f"{t1 - t0:.1f} s, longest search {max(overlapping):.0f} ms "
-                f"(p50 {statistics.median(overlapping):.1f}, {len(overlapping)} searches)")
+        took, out = searches_during(engine, queries, work, alone_s=0)
+        return (f"{took:.1f} s, longest search {out['longest_ms']:.0f} ms "
+                f"(p50 {out['p50_ms']:.1f}, {out['searches']} searches)")
 
     print(f"rewriting {len(records):,} points (flush every {edge.FLUSH_EVERY if edge.FLUSH_EVERY < sys.maxsize else 'never'}):", during(rewrite), flush=True)
     print("optimizing a copy, the daemon's way:", during(lambda: store.optimize_detached(swap=False)), flush=True)

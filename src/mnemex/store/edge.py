@@ -51,10 +51,10 @@ _EDGE_CONFIG_FILE = "edge_config.json"
 _REPLAY_FILE = "mnemex-replay.json"  # in a waiting copy: the ids to replay onto it when it is swapped in
 SWAP_TIMEOUT = 600.0  # seconds the swap of a waiting copy may take as the store closes
 #: Points written since the serving shard was last optimized from which a waiting optimized copy is
-#: swapped in before `close` (`swap_due`; the daemon does it when idle, since calls wait for the load:
-#: ~1 s at 100k memories) instead of waiting for `close`: searches slow down with that many unindexed points (at 100k memories, p50
-#: 17 ms with 2,000 of them, 28 ms with 10,000, 34 ms with 30,000). A day's writes stay far below;
-#: a bulk import crosses it.
+#: swapped in before `close` (`swap_due`; the daemon does it when idle, since calls wait for the
+#: load: ~1 s at 100k memories): searches slow down with that many unindexed points (at 100k
+#: memories, p50 17 ms with 2,000 of them, 28 ms with 10,000, 34 ms with 30,000). A day's writes
+#: stay far below; a bulk import crosses it.
 SWAP_AT_ONCE_FROM = 5_000
 #: Points written since the last flush from which the write that crosses it also flushes the shard.
 #: Qdrant Edge holds the GIL while it flushes (at 100k memories ~25 ms plus ~20 ms per 1,000
