@@ -56,3 +56,45 @@ def test_settle_freezes_what_is_alive_and_still_collects_what_comes_later():
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def _resident_kb(path) -> int:
+    """Resident kB of this process's mappings of `path` (/proc/self/smaps)."""
+    total, current = 0, None
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if len(fields) >= 5 and "-" in fields[0] and not fields[0].endswith(":"):
+                current = fields[5] if len(fields) > 5 else None
+            elif fields[0] == "Rss:" and current == str(path):
+                total += int(fields[1])
+    return total
+
+
+@pytest.mark.skipif(heap._madvise() is None, reason="Linux only")
+def test_released_file_pages_leave_the_resident_set_and_keep_what_was_written(tmp_path):
+    import mmap
+
+    size = 8 << 20
+    shared_path, private_path = tmp_path / "cold" / "shared.dat", tmp_path / "cold" / "private.dat"
+    shared_path.parent.mkdir()
+    for path in (shared_path, private_path):
+        path.write_bytes(b"\0" * size)
+    with open(shared_path, "r+b") as f, open(private_path, "r+b") as g:
+        shared = mmap.mmap(f.fileno(), size, flags=mmap.MAP_SHARED)
+        private = mmap.mmap(g.fileno(), size, flags=mmap.MAP_PRIVATE)
+        for at in range(0, size, 4096):
+            shared[at] = private[at] = 7  # written, not yet on disk
+        assert _resident_kb(shared_path) >= 8000 and _resident_kb(private_path) >= 8000
+        assert heap.release_file_pages(tmp_path / "elsewhere") == 0
+        assert heap.release_file_pages(tmp_path, only=("/nothing/",)) == 0
+        released = heap.release_file_pages(tmp_path)
+        assert released == size  # the shared mapping only
+        assert _resident_kb(shared_path) < 1000
+        assert _resident_kb(private_path) >= 8000  # a private mapping's written pages would be lost
+        assert all(shared[at] == 7 for at in range(0, size, 4096))  # read back, from the page cache
+        assert all(private[at] == 7 for at in range(0, size, 4096))
+        shared.close()
+        private.close()
+    data = shared_path.read_bytes()
+    assert all(data[at] == 7 for at in range(0, size, 4096))  # what was written reached the file

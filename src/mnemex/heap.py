@@ -15,6 +15,7 @@ import ctypes
 import functools
 import gc
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -46,3 +47,49 @@ def settle() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+_MADV_DONTNEED = 4
+
+
+@functools.cache
+def _madvise() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL("libc.so.6", use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def release_file_pages(root: Path, *, only: tuple[str, ...] = ()) -> int:
+    """Let go of the resident pages of files under `root` that this process maps shared
+    (`MADV_DONTNEED`): they leave the resident set, stay in the page cache and on disk, and come
+    back, from the cache, the next time they are read. Only shared mappings are touched: for them
+    the call never discards data (a private mapping's written pages would be lost, so those are
+    left alone). With `only`, just the files whose path holds one of those strings. Returns the bytes released from
+    the mappings (resident or not); 0 where the system has no such call."""
+    fn = _madvise()
+    if fn is None:
+        return 0
+    prefix = str(root.resolve()) + "/"
+    released = 0
+    try:
+        with open("/proc/self/maps") as maps:
+            lines = maps.readlines()
+    except OSError:
+        return 0
+    for line in lines:
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or "s" not in fields[1]:
+            continue
+        path = fields[5].rstrip("\n")
+        if not path.startswith(prefix) or (only and not any(part in path for part in only)):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        if fn(start, end - start, _MADV_DONTNEED) == 0:
+            released += end - start
+    return released

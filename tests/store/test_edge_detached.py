@@ -289,3 +289,37 @@ def test_the_store_flushes_as_written_points_reach_the_bound(tmp_path, monkeypat
         store.close()
     with EdgeStore(tmp_path / "shard", dim=8) as reopened:
         assert reopened.count(EVERY) == 7
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_the_stores_cold_pages_leave_the_resident_set_and_every_point_stays(tmp_path, monkeypatch):
+    from tests.test_heap import _resident_kb
+
+    def cold_kb(store: EdgeStore) -> int:
+        root = store.path.resolve()
+        return sum(_resident_kb(path) for path in root.rglob("*")
+                   if path.is_file() and any(part in str(path) for part in edge_module.COLD_FILES))
+
+    monkeypatch.setattr(edge_module, "FLUSH_EVERY", 50)
+    store = EdgeStore(tmp_path / "shard", dim=8)
+    store.upsert([point(n, axis(1.0, n / 1000), sparse(t1=1.0), content=f"memory {n} " * 20) for n in range(1, 40)])
+    store.close()
+    released = []
+    real = edge_module.heap.release_file_pages
+    monkeypatch.setattr(edge_module.heap, "release_file_pages", lambda *a, **k: released.append(real(*a, **k)))
+    store = EdgeStore(tmp_path / "shard", dim=8)  # replays its WAL: read at open
+    try:
+        assert released and released[-1] > 0
+        assert cold_kb(store) < 200
+        store.upsert([point(n, axis(1.0, n / 1000), sparse(t1=1.0), content=f"memory {n} " * 20) for n in range(40, 100)])
+        assert len(released) == 2  # the write that crossed FLUSH_EVERY flushed, then let go
+        assert store.count(EVERY) == 99
+        hits = store.query(VectorQuery(dense=axis(1.0, 0.05), filter=EVERY, limit=3))
+        assert [h.id for h in hits] and all(h.memory.content.startswith("memory ") for h in hits)
+        store.optimize()
+        assert len(released) == 3
+        assert cold_kb(store) < 200
+    finally:
+        store.close()
+    with EdgeStore(tmp_path / "shard", dim=8) as reopened:
+        assert reopened.count(EVERY) == 99
