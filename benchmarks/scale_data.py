@@ -27,8 +27,10 @@ from mnemex.store.edge_detached import copy_sparse
 
 GENERATOR_VERSION = 1
 #: Bumped when what the engine stores changes enough to move the figures (2: payloads leave out
-#: fields at their default, 2026-11-24): a cache of another layout is built again, not reused.
-STORE_LAYOUT = 2
+#: fields at their default; 3: half-precision dense vectors): a cache of another layout is not
+#: reused. One of the layout before is rebuilt from its points by compaction (`derive`), as
+#: `mnemex reindex` rebuilds a user's store; without one, the store is built from the generator.
+STORE_LAYOUT = 3
 PROJECTS = ["/src/shop", "/src/billing", "/src/infra", "/src/mobile", "/src/datalake"]
 SERVICES = ["the API server", "the billing worker", "the auth service", "the CI pipeline", "the web frontend",
             "the search indexer", "the mobile app", "the data importer", "the admin panel", "the cache layer",
@@ -128,6 +130,9 @@ def build(size: int, embedder, *, log=print) -> dict:
     final = store_dir(size)
     if (final / "build.json").exists():
         return json.loads((final / "build.json").read_text())
+    previous = cache_root() / f"g{GENERATOR_VERSION}s{STORE_LAYOUT - 1}-{size}"
+    if (previous / "build.json").exists():
+        return derive(size, previous, embedder, log=log)
     work = final.with_name(final.name + ".building")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -149,6 +154,37 @@ def build(size: int, embedder, *, log=print) -> dict:
     figures = {"size": size, "points": points, "generator": GENERATOR_VERSION, "ingest_s": ingest_s,
                "docs_per_s": size / ingest_s,
                "optimize_s": optimize_s, "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    (work / "build.json").write_text(json.dumps(figures, indent=1))
+    shutil.rmtree(final, ignore_errors=True)
+    work.rename(final)
+    return figures
+
+
+def derive(size: int, previous: Path, embedder, *, log=print) -> dict:
+    """The cache of `size` in the current layout, from the cache of the layout before: its data
+    dir copied, the store rebuilt from its own points (`rebuild_outdated`, what `mnemex reindex`
+    ends with) and optimized. The same memories, payloads and journal; points.jsonl and dense.npy
+    (the embedder's float32 vectors, for the baselines) are kept as they were."""
+    final = store_dir(size)
+    work = final.with_name(final.name + ".building")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    working_copy(size, work, previous)
+    for name in ("points.jsonl", "dense.npy"):
+        shutil.copy2(previous / name, work / name)
+    log(f"  deriving the {size:,} store from {previous.name}")
+    engine = build_engine(settings_for(work / "data"), default_project=PROJECTS[0], embedder=embedder)
+    try:
+        t0 = time.perf_counter()
+        rebuilt = engine.upkeep.rebuild_outdated()
+        t1 = time.perf_counter()
+        engine.upkeep.optimize()
+        optimize_s = time.perf_counter() - t1
+    finally:
+        engine.close()
+    figures = {**json.loads((previous / "build.json").read_text()), "derived_from": previous.name,
+               "rebuilt": rebuilt, "rebuild_s": t1 - t0, "optimize_s": optimize_s,
+               "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     (work / "build.json").write_text(json.dumps(figures, indent=1))
     shutil.rmtree(final, ignore_errors=True)
     work.rename(final)

@@ -156,3 +156,25 @@ def test_a_store_of_the_older_payload_layout_is_upgraded_in_the_background(setti
         assert engine.store.read_identity()["payload"] == 2
     finally:
         engine.close()
+
+
+def test_reindex_rebuilds_a_float32_store_in_half_precision_and_keeps_every_memory(settings, embedder):
+    """A store made before half-precision vectors opens and serves as it is; `rebuild_outdated`
+    (what `mnemex reindex` ends with) rebuilds it in the current precision, memories unchanged."""
+    from mnemex.store import edge as edge_module
+
+    settings.store_dir.parent.mkdir(parents=True, exist_ok=True)
+    qe.EdgeShard.create(str(settings.store_dir), edge_module._config(embedder.identity.dim, "float32")).close()
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        for text in ("Deploys go through ArgoCD from the main branch.", "The billing worker retries three times."):
+            engine.memorize(NewMemory(content=text, kind=MemoryKind.FACT))
+        before = {m.id: m for m in engine.export()}
+        assert edge_module.stored_datatype(settings.store_dir) == "float32"
+        assert engine.upkeep.rebuild_outdated() is True
+        assert edge_module.stored_datatype(settings.store_dir) == "float16"
+        assert engine.upkeep.rebuild_outdated() is False  # nothing left to do
+        assert {m.id: m for m in engine.export()} == before
+        assert engine.search("how do we deploy", limit=1)[0].memory.content.startswith("Deploys go through ArgoCD")
+    finally:
+        engine.close()

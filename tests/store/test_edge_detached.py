@@ -323,3 +323,38 @@ def test_the_stores_cold_pages_leave_the_resident_set_and_every_point_stays(tmp_
         store.close()
     with EdgeStore(tmp_path / "shard", dim=8) as reopened:
         assert reopened.count(EVERY) == 99
+
+
+def test_a_new_store_keeps_half_precision_and_an_older_float32_store_keeps_its_own(tmp_path):
+    import qdrant_edge as qe
+
+    with EdgeStore(tmp_path / "new", dim=8) as store:
+        store.upsert([point(1, axis(0.8, 0.6), sparse(t1=1.0))])
+    assert edge_module.stored_datatype(tmp_path / "new") == "float16"
+    # a store made before half precision: its config names no datatype
+    old = qe.EdgeShard.create(str(tmp_path / "old"), edge_module._config(8, "float32"))
+    old.close()
+    assert edge_module.stored_datatype(tmp_path / "old") == "float32"
+    with pytest.raises(Exception, match="atatype"):  # why the store's own precision is needed
+        qe.EdgeShard.load(str(tmp_path / "old"), edge_module._config(8, "float16"))
+    with EdgeStore(tmp_path / "old", dim=8) as store:
+        store.upsert([point(n, axis(0.8, n / 10), sparse(t1=1.0)) for n in range(1, 6)])
+        exact = store.retrieve([pid(1)], with_vectors=True)[0].dense
+        assert exact[:2] == pytest.approx([0.8 / (0.64 + 0.01) ** 0.5, 0.1 / (0.64 + 0.01) ** 0.5], abs=1e-7)
+        assert store.optimize_detached() is True  # the child opens the copy under its own config
+        store.optimize()
+    with EdgeStore(tmp_path / "old", dim=8) as store:  # and so does every later open
+        assert store.count(EVERY) == 5
+        store.compact()  # a rebuild is made in the current precision
+        assert store.count(EVERY) == 5
+    assert edge_module.stored_datatype(tmp_path / "old") == "float16"
+    with EdgeStore(tmp_path / "old", dim=8) as store:
+        assert store.retrieve([pid(1)], with_vectors=True)[0].dense[:2] == pytest.approx(exact[:2], abs=1e-3)
+
+
+def test_an_unreadable_config_reads_as_float32(tmp_path):
+    assert edge_module.stored_datatype(tmp_path / "missing") == "float32"
+    (tmp_path / edge_module._EDGE_CONFIG_FILE).write_text("{not json")
+    assert edge_module.stored_datatype(tmp_path) == "float32"
+    (tmp_path / edge_module._EDGE_CONFIG_FILE).write_text('{"vectors": {"dense": {"datatype": "uint8"}}}')
+    assert edge_module.stored_datatype(tmp_path) == "float32"

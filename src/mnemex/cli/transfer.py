@@ -44,7 +44,8 @@ def register(sub: Any) -> None:
     i.set_defaults(func=cmd_import)
 
     r = command(sub, "reindex", "rebuild the search vectors of every memory with the current encoders "
-                "(and rewrite its stored payload in the current layout)",
+                "(and rewrite its stored payload in the current layout, and a store of an older format "
+                "in the current one)",
                 "mnemex reindex", "mnemex reindex --dense")
     r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
     json_flag(r)
@@ -121,8 +122,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     with store_access(load(), require_local=True) as acc:
         with progress("reindexing") as bar:
             n = acc.engine.upkeep.reindex(dense=args.dense, progress=bar.to)
+        rebuilt = acc.engine.upkeep.rebuild_outdated()
     what = "BM25 and embeddings" if args.dense else "BM25"
-    _report(args, f"reindexed {n} memories ({what})", {"reindexed": n, "dense": args.dense})
+    rebuilt_note = "; the store was rebuilt in the current format (half-precision vectors)" if rebuilt else ""
+    _report(args, f"reindexed {n} memories ({what}){rebuilt_note}",
+            {"reindexed": n, "dense": args.dense, "rebuilt": rebuilt})
     return 0
 
 

@@ -111,6 +111,12 @@ class Upkeep:
             self.count_writes(done)
         return done
 
+    def rebuild_outdated(self) -> bool:
+        """Rebuild the store when it keeps its data in an older format than a new store would
+        (an embedded store made before half-precision vectors); True when it did."""
+        with self._lock:
+            return self._store.rebuild_outdated()
+
     # ----------------------------------------------------------- vocabulary
     def start_vocabulary_build(self) -> None:
         """Learn the words of a store written before the vocabulary existed (or by another model)

@@ -16,7 +16,7 @@ import tempfile
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import qdrant_edge as qe
 
@@ -98,20 +98,53 @@ def _sparse(vec: SparseVec) -> qe.SparseVector:
     return qe.SparseVector([int(i) for i in vec.indices], [float(v) for v in vec.values])
 
 
-def _config(dim: int) -> qe.EdgeConfig:
+#: How a new store keeps its dense vectors: half-precision floats, half the memory and disk of
+#: float32 (75 MB less resident at 100k memories). Cosines move by ~1e-4: LoCoMo, both coding sets
+#: and the gate's decisions on the three update sets are unchanged; a few near-ties swap places
+#: (benchmarks/RESULTS.md, seventeenth session). A store keeps the precision it was created with
+#: (Qdrant Edge loads a shard only under its own); `mnemex reindex` rebuilds one in this precision.
+DENSE_DATATYPE = "float16"
+_DATATYPES = {"float16": qe.VectorStorageDatatype.Float16, "float32": qe.VectorStorageDatatype.Float32}
+
+
+def _config(dim: int, datatype: str = DENSE_DATATYPE) -> qe.EdgeConfig:
     return qe.EdgeConfig(
-        vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+        vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine,
+                                                   datatype=_DATATYPES[datatype])},
         sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         wal_enabled=True,
     )
 
 
-def _index_params(kind: str) -> Any:
+def stored_datatype(path: Path | str) -> str:
+    """The precision the shard at `path` keeps its dense vectors in: "float32" for a store made
+    before half precision (its config names none), or one whose config cannot be read."""
+    try:
+        config = json.loads((Path(path) / _EDGE_CONFIG_FILE).read_text())
+        named = str(config["vectors"][DENSE_VECTOR].get("datatype") or "float32").lower()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return "float32"
+    return named if named in _DATATYPES else "float32"
+
+
+def load_shard(path: Path | str, dim: int) -> qe.EdgeShard:
+    """The existing shard at `path`, opened under the config it was created with."""
+    return qe.EdgeShard.load(str(path), _config(dim, stored_datatype(path)))
+
+
+#: Payload indexes kept on disk (memory-mapped, read through the page cache) instead of in RAM:
+#: the fields no default search filters on. The fields every search filters on (scope, project,
+#: status, validity, marks) and `kind` stay in RAM: on disk, every index cost a search ~1 ms.
+ON_DISK_INDEXES: frozenset[str] = frozenset()
+
+
+def _index_params(name: str, kind: str) -> Any:
     # Filters are applied while scanning; per-field HNSW links would only cost build time.
+    on_disk = True if name in ON_DISK_INDEXES else None
     if kind == "keyword":
-        return qe.KeywordIndexParams(enable_hnsw=False)
+        return qe.KeywordIndexParams(enable_hnsw=False, on_disk=on_disk)
     if kind == "float":
-        return qe.FloatIndexParams(enable_hnsw=False)
+        return qe.FloatIndexParams(enable_hnsw=False, on_disk=on_disk)
     raise ValueError(f"unsupported index type {kind!r}")
 
 
@@ -196,7 +229,7 @@ class EdgeStore:
         exists = (self.path / _EDGE_CONFIG_FILE).exists() or (self.path / "segments").exists()
         try:
             if exists:  # by its real path: a swap re-points the link while this shard is open
-                return qe.EdgeShard.load(str(self.path.resolve()), _config(self.dim))
+                return load_shard(self.path.resolve(), self.dim)
             self.path.mkdir(parents=True, exist_ok=True)
             return qe.EdgeShard.create(str(self.path), _config(self.dim))
         except Exception as exc:  # Qdrant Edge raises bare Exception; the message tells the cause
@@ -218,7 +251,7 @@ class EdgeStore:
         present = set(shard.info().payload_schema)
         for name, kind in INDEXED_FIELDS.items():
             if name not in present:
-                shard.update(qe.UpdateOperation.create_field_index(name, _index_params(kind)))
+                shard.update(qe.UpdateOperation.create_field_index(name, _index_params(name, kind)))
 
     def _do(self, method: str, *args: Any, dirty: Sequence[str] = (), **kwargs: Any) -> Any:
         """Call the shard's `method`, not during a swap; `dirty`: the ids a write touches."""
@@ -414,7 +447,7 @@ class EdgeStore:
         (`_dirty`) and serve it. On failure the copy is removed and the store stays as it was."""
         fresh = previous = None
         try:
-            fresh = qe.EdgeShard.load(str(generation), _config(self.dim))
+            fresh = load_shard(generation, self.dim)
             with self._gate.swap():
                 if self._shard is None or epoch != self._epoch:
                     raise MnemexError(f"store at {self.path} was closed or compacted while a copy was "
@@ -442,16 +475,16 @@ class EdgeStore:
         directory is removed only after the new shard is complete and flushed; if the process
         dies in between, the next open puts things right (`_recover_compaction`).
         """
-        points = self._all_points()
         tmp, old = self._compaction_paths()
         for leftover in (tmp, old):
             if leftover.exists():
                 shutil.rmtree(leftover)
         fresh = qe.EdgeShard.create(str(tmp), _config(self.dim))
         for name, kind in INDEXED_FIELDS.items():
-            fresh.update(qe.UpdateOperation.create_field_index(name, _index_params(kind)))
-        for start in range(0, len(points), 256):
-            fresh.update(qe.UpdateOperation.upsert_points(points[start:start + 256]))
+            fresh.update(qe.UpdateOperation.create_field_index(name, _index_params(name, kind)))
+        for page in self._pages_of_points():  # a page at a time: 100k points at once took ~900 MB
+            if page:
+                fresh.update(qe.UpdateOperation.upsert_points(page))
         fresh.flush()
         fresh.close()
         identity = self.path / IDENTITY_FILE
@@ -473,16 +506,23 @@ class EdgeStore:
             self._shard = self._open()
         self._release_cold_pages()
 
-    def _all_points(self) -> list[qe.Point]:
+    def rebuild_outdated(self) -> bool:
+        """Rebuild the shard (`compact`) when it keeps its vectors in another precision than a new
+        store would (`DENSE_DATATYPE`); True when it did."""
+        if stored_datatype(self.path.resolve()) == DENSE_DATATYPE:
+            return False
+        self.compact()
+        return True
+
+    def _pages_of_points(self) -> Iterator[list[qe.Point]]:
         shard = self._live()
-        out: list[qe.Point] = []
         offset = None
         while True:
             records, offset = shard.scroll(qe.ScrollRequest(offset=offset, limit=512, with_payload=True,
                                                             with_vector=True))
-            out += [qe.Point(r.id, r.vector, r.payload) for r in records]
+            yield [qe.Point(r.id, r.vector, r.payload) for r in records]
             if offset is None:
-                return out
+                return
 
     # -- writes ----------------------------------------------------------------------
 

@@ -136,16 +136,14 @@ def main(argv: list[str]) -> int:
     closed store on the listed ids (`EdgeStore.close` swapping a waiting copy in), and exit."""
     import json
 
-    from mnemex.store.edge import _config, _replay
-
-    import qdrant_edge as qe
+    from mnemex.store.edge import _replay, load_shard
 
     if argv[0] == "--replay":
         store, copy, dim, ids_file = argv[1:5]
         ids = set(json.loads(Path(ids_file).read_text()))
-        old = qe.EdgeShard.load(store, _config(int(dim)))
+        old = load_shard(store, int(dim))
         try:
-            fresh = qe.EdgeShard.load(copy, _config(int(dim)))
+            fresh = load_shard(copy, int(dim))
             try:
                 _replay(old, fresh, ids)
                 fresh.flush()
@@ -158,7 +156,7 @@ def main(argv: list[str]) -> int:
         os.nice(19)  # cores a search of the serving process needs (longest search 195 ms at 10k)
     except OSError:
         pass
-    shard = qe.EdgeShard.load(argv[0], _config(int(argv[1])))
+    shard = load_shard(argv[0], int(argv[1]))
     try:
         shard.optimize()
         shard.flush()
