@@ -27,10 +27,11 @@ from mnemex.store.edge_detached import copy_sparse
 
 GENERATOR_VERSION = 1
 #: Bumped when what the engine stores changes enough to move the figures (2: payloads leave out
-#: fields at their default; 3: half-precision dense vectors): a cache of another layout is not
-#: reused. One of the layout before is rebuilt from its points by compaction (`derive`), as
-#: `mnemex reindex` rebuilds a user's store; without one, the store is built from the generator.
-STORE_LAYOUT = 3
+#: fields at their default; 3: half-precision dense vectors; 4: the rarely filtered payload
+#: indexes on disk): a cache of another layout is not reused. One of the layout before is rebuilt
+#: from its points by compaction (`derive`), as `mnemex reindex` rebuilds a user's store; without
+#: one, the store is built from the generator.
+STORE_LAYOUT = 4
 PROJECTS = ["/src/shop", "/src/billing", "/src/infra", "/src/mobile", "/src/datalake"]
 SERVICES = ["the API server", "the billing worker", "the auth service", "the CI pipeline", "the web frontend",
             "the search indexer", "the mobile app", "the data importer", "the admin panel", "the cache layer",

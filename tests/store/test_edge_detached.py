@@ -358,3 +358,26 @@ def test_an_unreadable_config_reads_as_float32(tmp_path):
     assert edge_module.stored_datatype(tmp_path) == "float32"
     (tmp_path / edge_module._EDGE_CONFIG_FILE).write_text('{"vectors": {"dense": {"datatype": "uint8"}}}')
     assert edge_module.stored_datatype(tmp_path) == "float32"
+
+
+def test_a_store_with_its_indexes_in_ram_is_outdated_until_rebuilt(tmp_path):
+    import qdrant_edge as qe
+
+    from mnemex.store._payload import INDEXED_FIELDS
+
+    with EdgeStore(tmp_path / "new", dim=8) as store:
+        assert store.outdated() is False and store.rebuild_outdated() is False
+        schema = store._live().info().payload_schema
+        assert {name for name, info in schema.items() if info.params.on_disk} == edge_module.ON_DISK_INDEXES
+    old = qe.EdgeShard.create(str(tmp_path / "old"), edge_module._config(8))
+    for name, kind in INDEXED_FIELDS.items():  # as a store made before some indexes moved to disk
+        params = qe.KeywordIndexParams(enable_hnsw=False) if kind == "keyword" else qe.FloatIndexParams(enable_hnsw=False)
+        old.update(qe.UpdateOperation.create_field_index(name, params))
+    old.close()
+    with EdgeStore(tmp_path / "old", dim=8) as store:
+        store.upsert([point(n, axis(0.8, n / 10), sparse(t1=1.0), session=f"s{n}") for n in range(1, 6)])
+        assert store.outdated() is True
+        assert store.rebuild_outdated() is True
+        assert store.outdated() is False
+        assert store.count(MemoryFilter(session_id="s3", validity=ValidityMode.TIMELINE)) == 1  # on-disk index
+        assert store.count(EVERY) == 5

@@ -124,7 +124,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
             n = acc.engine.upkeep.reindex(dense=args.dense, progress=bar.to)
         rebuilt = acc.engine.upkeep.rebuild_outdated()
     what = "BM25 and embeddings" if args.dense else "BM25"
-    rebuilt_note = "; the store was rebuilt in the current format (half-precision vectors)" if rebuilt else ""
+    rebuilt_note = "; the store was rebuilt in the current format" if rebuilt else ""
     _report(args, f"reindexed {n} memories ({what}){rebuilt_note}",
             {"reindexed": n, "dense": args.dense, "rebuilt": rebuilt})
     return 0
