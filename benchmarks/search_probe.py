@@ -5,6 +5,7 @@
     PYTHONPATH=src:. python benchmarks/search_probe.py rss   [--size 100000] [--queries 1000]
     PYTHONPATH=src:. python benchmarks/search_probe.py stall [--size 100000] [--rewrite 50000] [--flush-every N]
     PYTHONPATH=src:. python benchmarks/search_probe.py relayout --cache ~/.cache/mnemex-bench/g1-100000
+    PYTHONPATH=src:. python benchmarks/search_probe.py placement [--datatype float32] [--on-disk none|all]
 
 - loop: `MemoryEngine.search` over distinct queries with their embeddings cached, p50/p95, and
   the garbage collector's pauses meanwhile (`--freeze`: `gc.freeze()` after warm-up);
@@ -12,6 +13,10 @@
   vectors, payload pages, payload indexes, WAL) after opening and after 100, 300, ... searches;
 - relayout: the search loop on the copy, then again after every memory is saved in the current
   payload layout and the store optimized (with --cache, a store built by an older layout);
+- placement: the copy rebuilt (compaction, in a child process) with its dense vectors in
+  `--datatype` and the payload indexes named by `--on-disk` on disk (`default`:
+  `edge.ON_DISK_INDEXES`), then the shard's load time (3 loads), the search loop's p50/p95 and
+  the resident set by mapping after it;
 - stall: the longest search of a concurrent loop while `--rewrite` points are written again
   through the store, then while a copy is optimized the daemon's way
   (`optimize_detached(swap=False)`); the store flushes after every `edge.FLUSH_EVERY` points
@@ -37,6 +42,57 @@ from benchmarks.scale import searches_during
 
 
 SOURCE: Path | None = None  # --cache: another cached store directory than the current layout's
+
+
+def _place(datatype: str, on_disk: str) -> None:
+    """Make new shards the way `placement` asks for (this process only)."""
+    from mnemex.store._payload import INDEXED_FIELDS
+
+    default_config = edge._config
+    edge._config = lambda dim, kept=None: default_config(dim, kept or datatype)
+    edge.ON_DISK_INDEXES = {"default": edge.ON_DISK_INDEXES, "none": frozenset(),
+                            "all": frozenset(INDEXED_FIELDS)}[on_disk]
+
+
+def placement(args: argparse.Namespace, tmp: Path) -> None:
+    import subprocess
+
+    copy = data.working_copy(args.size, tmp, SOURCE)
+    subprocess.run([sys.executable, __file__, "_rebuild", "--at", str(copy), "--datatype", args.datatype,
+                    "--on-disk", args.on_disk], check=True)
+    _place(args.datatype, args.on_disk)
+    shard = data.settings_for(copy).store_dir.resolve()
+    loads = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        edge.load_shard(shard, 384).close()
+        loads.append((time.perf_counter() - t0) * 1000)
+    from mnemex.engine.factory import build_embedder, build_engine
+
+    embedder = build_embedder(data.settings_for(data.cache_root() / "model-cache"))
+    embedder.load()
+    engine = build_engine(data.settings_for(copy), default_project=data.PROJECTS[0], embedder=embedder)
+    queries = data.queries(args.queries)
+    for q in queries:
+        embedder.embed_query(q)
+    p50, p95 = _timed(engine, queries)
+    print(f"{args.datatype} vectors, indexes on disk: {args.on_disk} ({edge.stored_datatype(shard)}, "
+          f"{sorted(edge.ON_DISK_INDEXES)})")
+    print(f"  shard load ms {', '.join(f'{x:.0f}' for x in loads)}; {len(queries)} searches p50 {p50:.2f} ms, "
+          f"p95 {p95:.2f} ms; resident MB {_mapped_mb()}")
+    engine.close()
+
+
+def _rebuild(args: argparse.Namespace) -> None:
+    from mnemex.store.edge import EdgeStore
+
+    _place(args.datatype, args.on_disk)
+    store = EdgeStore(data.settings_for(args.at).store_dir, dim=384)
+    try:
+        store.compact()
+        store.optimize()
+    finally:
+        store.close()
 
 
 def _engine(size: int, tmp: Path):
@@ -193,7 +249,7 @@ def stall(args: argparse.Namespace, tmp: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=("loop", "rss", "stall", "relayout"))
+    ap.add_argument("probe", choices=("loop", "rss", "stall", "relayout", "placement", "_rebuild"))
     ap.add_argument("--cache", type=Path, help="another cached store directory to copy (e.g. one of an older "
                     "layout: ~/.cache/mnemex-bench/g1-100000)")
     ap.add_argument("--size", type=int, default=100_000, help="the cached scale store to copy")
@@ -202,14 +258,21 @@ def main() -> None:
     ap.add_argument("--rewrite", type=int, default=50_000, help="stall: points written again")
     ap.add_argument("--flush-every", type=int, default=None,
                     help="stall: the store flushes after this many written points (default: edge.FLUSH_EVERY; 0: never)")
+    ap.add_argument("--datatype", choices=("float16", "float32"), default=edge.DENSE_DATATYPE,
+                    help="placement: the dense vectors' precision")
+    ap.add_argument("--on-disk", choices=("default", "none", "all"), default="default",
+                    help="placement: the payload indexes kept on disk")
+    ap.add_argument("--at", type=Path, help=argparse.SUPPRESS)  # _rebuild: the data dir
     args = ap.parse_args()
+    if args.probe == "_rebuild":
+        return _rebuild(args)
     global SOURCE
     SOURCE = args.cache
     if not ((args.cache or data.store_dir(args.size)) / "build.json").exists():
         raise SystemExit(f"no cached store of {args.size:,} memories: run benchmarks/scale.py --sizes {args.size} first")
     tmp = Path(tempfile.mkdtemp(prefix="mnemex-probe-"))
     try:
-        {"loop": loop, "rss": rss, "stall": stall, "relayout": relayout}[args.probe](args, tmp)
+        {"loop": loop, "rss": rss, "stall": stall, "relayout": relayout, "placement": placement}[args.probe](args, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

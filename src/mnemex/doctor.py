@@ -114,10 +114,12 @@ def run_doctor() -> int:
         engine = build_engine(settings)
         try:
             stats = engine.upkeep.stats()
+            outdated = engine.store.outdated()
         finally:
             engine.close()
         where = settings.store.url or settings.store_dir
-        return f"{where}: {stats['memories_current']} current / {stats['memories_total']} total memories"
+        note = "; kept in an older format: `mnemex reindex` rebuilds it (less memory)" if outdated else ""
+        return f"{where}: {stats['memories_current']} current / {stats['memories_total']} total memories{note}"
 
     rep.check("store", store,
               "if another model embedded the store, set embedding.model back; if it is locked, stop the other process")

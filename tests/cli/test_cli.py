@@ -123,3 +123,22 @@ def test_dream_reports_what_it_did_and_stats_show_it(run):
     assert stats["lifecycle"]["by_kind"] == {"fact": 1, "note": 1}
     assert stats["lifecycle"]["last_dream"]["scanned"] == 2
     assert "last dream" in run("stats").stdout
+
+
+def test_doctor_names_a_store_of_an_older_format_and_reindex_rebuilds_it(run, tmp_path):
+    import qdrant_edge as qe
+
+    from mnemex.config import Settings
+    from mnemex.store import edge
+
+    store_dir = Settings(data_dir=tmp_path / "data").store_dir
+    store_dir.parent.mkdir(parents=True, exist_ok=True)
+    qe.EdgeShard.create(str(store_dir), edge._config(384, "float32")).close()  # as an older version made it
+    run("add", "Use pnpm, not npm, in every workspace of the monorepo", "--kind", "convention", "--local")
+    assert "older format: `mnemex reindex` rebuilds it" in run("doctor").stdout
+    done = run("reindex")
+    assert done.stderr.strip().splitlines()[-1] == \
+        "reindexed 1 memories (BM25); the store was rebuilt in the current format"
+    assert edge.stored_datatype(store_dir) == "float16"
+    assert "older format" not in run("doctor").stdout
+    assert "pnpm" in run("search", "which package manager?", "--local").stdout

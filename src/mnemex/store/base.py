@@ -165,6 +165,9 @@ class MemoryStore(Protocol):
     def compact(self) -> None:
         """Rewrite storage so that deleted points' bytes leave the disk (used by purge). O(store size)."""
 
+    def outdated(self) -> bool:
+        """Whether storage is kept in a format older than a new store's."""
+
     def rebuild_outdated(self) -> bool:
         """Rebuild storage kept in a format older than a new store's (`mnemex reindex`); True when
         it did. O(store size)."""

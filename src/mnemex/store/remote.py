@@ -253,6 +253,10 @@ class RemoteStore:
         """Nothing to do from the client: a Qdrant server drops deleted points when it optimizes
         its segments and its WAL retention expires (see the server's configuration)."""
 
+    def outdated(self) -> bool:
+        """A collection's storage format is the server's business."""
+        return False
+
     def rebuild_outdated(self) -> bool:
         """A collection's storage format is the server's business: nothing to rebuild."""
         return False
