@@ -65,8 +65,8 @@ FLUSH_EVERY = 1_000
 #: Parts of the shard's files that searches do not read back once the store is open, so their
 #: pages are let go after an open, a flush, an optimize or a swap: the WAL (its closed segments
 #: are read once, to replay them) and the payload indexes (the appendable segment maps its
-#: preallocated pages whole; what a filter reads comes back). 92 MB let go at 100k memories,
-#: 4 MB of it read back by the 800 searches after (benchmarks/RESULTS.md).
+#: preallocated pages whole; what a filter reads comes back). 88 MB let go at 100k memories;
+#: the 800 searches after read none of it back (benchmarks/RESULTS.md).
 COLD_FILES = ("/wal/", "/payload_index/")
 
 log = logging.getLogger(__name__)
