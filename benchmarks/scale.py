@@ -250,8 +250,9 @@ def stall_during_optimize(engine, queries: list[str], rewrite: int) -> dict:
     """The longest search while maintenance runs, each after rewriting `rewrite` points; searches
     use cached embeddings, one after another, from another thread. Three ways: in-process
     (`upkeep.optimize()`); a copy optimized in a child and swapped in at once (`swap`: the load
-    the daemon does after a burst of `edge.SWAP_AT_ONCE_FROM` writes, since 2026-11-24 only when idle); the daemon's usual way (the copy
-    waits and is swapped in as the store closes, timed by the caller as `close_s`)."""
+    the daemon does after a burst of `edge.SWAP_AT_ONCE_FROM` writes, since 2026-11-24 only when
+    idle); the daemon's usual way (the copy waits and is swapped in as the store closes, timed by
+    the caller as `close_s`)."""
     out = {"rewritten": rewrite}
     ways = {"inprocess": lambda: engine.upkeep.optimize(),
             "swap": lambda: engine.store.optimize_detached(swap=True),

@@ -67,11 +67,7 @@ def placement(args: argparse.Namespace, tmp: Path) -> None:
         t0 = time.perf_counter()
         edge.load_shard(shard, 384).close()
         loads.append((time.perf_counter() - t0) * 1000)
-    from mnemex.engine.factory import build_embedder, build_engine
-
-    embedder = build_embedder(data.settings_for(data.cache_root() / "model-cache"))
-    embedder.load()
-    engine = build_engine(data.settings_for(copy), default_project=data.PROJECTS[0], embedder=embedder)
+    engine, embedder = _engine(args.size, tmp, copy)
     queries = data.queries(args.queries)
     for q in queries:
         embedder.embed_query(q)
@@ -95,13 +91,14 @@ def _rebuild(args: argparse.Namespace) -> None:
         store.close()
 
 
-def _engine(size: int, tmp: Path):
+def _engine(size: int, tmp: Path, data_dir: Path | None = None):
+    """An engine on `data_dir`, or on a fresh working copy of the cached store of `size`."""
     from mnemex.engine.factory import build_embedder, build_engine
 
     embedder = build_embedder(data.settings_for(data.cache_root() / "model-cache"))
     embedder.load()
-    engine = build_engine(data.settings_for(data.working_copy(size, tmp, SOURCE)), default_project=data.PROJECTS[0],
-                          embedder=embedder)
+    engine = build_engine(data.settings_for(data_dir or data.working_copy(size, tmp, SOURCE)),
+                          default_project=data.PROJECTS[0], embedder=embedder)
     return engine, embedder
 
 

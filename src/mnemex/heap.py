@@ -70,8 +70,8 @@ def release_file_pages(root: Path, *, only: tuple[str, ...] = ()) -> int:
     (`MADV_DONTNEED`): they leave the resident set, stay in the page cache and on disk, and come
     back, from the cache, the next time they are read. Only shared mappings are touched: for them
     the call never discards data (a private mapping's written pages would be lost, so those are
-    left alone). With `only`, just the files whose path holds one of those strings. Returns the bytes released from
-    the mappings (resident or not); 0 where the system has no such call."""
+    left alone). With `only`, just the files whose path holds one of those strings. Returns the
+    bytes released from the mappings (resident or not); 0 where the system has no such call."""
     fn = _madvise()
     if fn is None:
         return 0

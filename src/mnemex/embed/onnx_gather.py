@@ -87,7 +87,6 @@ class _Node:
     end: int
     op: str = ""
     domain: str = ""
-    name: str = ""
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     ints: dict[str, int] = field(default_factory=dict)  # integer attributes
@@ -105,8 +104,6 @@ def _node(raw: memoryview, start: int, end: int) -> _Node:
             node.op = bytes(value).decode()
         elif number == _NODE_DOMAIN:
             node.domain = bytes(value).decode()
-        elif number == _NODE_NAME:
-            node.name = bytes(value).decode()
         elif number == _NODE_ATTRIBUTE:
             attr = {n: v for n, _, v, _, _ in _fields(value)}
             if attr.get(_ATTR_TYPE) == _ATTR_INT and _ATTR_NAME in attr:

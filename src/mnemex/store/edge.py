@@ -53,9 +53,9 @@ _REPLAY_FILE = "mnemex-replay.json"  # in a waiting copy: the ids to replay onto
 SWAP_TIMEOUT = 600.0  # seconds the swap of a waiting copy may take as the store closes
 #: Points written since the serving shard was last optimized from which a waiting optimized copy is
 #: swapped in before `close` (`swap_due`; the daemon does it when idle, since calls wait for the
-#: load: ~1 s at 100k memories): searches slow down with that many unindexed points (at 100k
-#: memories, p50 17 ms with 2,000 of them, 28 ms with 10,000, 34 ms with 30,000). A day's writes
-#: stay far below; a bulk import crosses it.
+#: load: 0.4-0.75 s at 100k memories): searches slow down with that many unindexed points (at
+#: 100k memories, p50 17 ms with 2,000 of them, 28 ms with 10,000, 34 ms with 30,000). A day's
+#: writes stay far below; a bulk import crosses it.
 SWAP_AT_ONCE_FROM = 5_000
 #: Points written since the last flush from which the write that crosses it also flushes the shard.
 #: Qdrant Edge holds the GIL while it flushes (at 100k memories ~25 ms plus ~20 ms per 1,000
@@ -363,8 +363,8 @@ class EdgeStore:
     def optimize_detached(self, *, timeout: float = 4 * 3600, swap: bool | None = True) -> bool:
         """`optimize`, without holding this process for its run: a copy of the shard is optimized
         in a child process. With `swap`, the writes made meanwhile are replayed onto it and it is
-        swapped in (reads wait for loading the copy and the swap: 1.6 s at 100k memories, Edge
-        holding the GIL; writes also for the flush and the copy). With `swap=False` (the daemon's
+        swapped in (reads wait for loading the copy and the swap: 0.4-0.75 s at 100k memories,
+        Edge holding the GIL; writes also for the flush and the copy). With `swap=False` (the daemon's
         way) nothing is loaded here: the copy waits, the writes made since still tracked, and
         `close` swaps it in through another child process (or `swap_waiting`, when idle, after a
         burst of writes: `swap_due`); a later call replaces a waiting copy. `swap=None`: at once
@@ -385,9 +385,8 @@ class EdgeStore:
             try:
                 # a consistent copy: flushed, and no write until it is made. The flush holds the GIL
                 # (~25 ms plus ~20 ms per 1,000 points unflushed at 100k; `FLUSH_EVERY` bounds those)
-                # but cannot be left out: a
-                # copy of unflushed files was measured to lose payloads (LZ4 values that no longer
-                # decode) even though its write-ahead log was copied with it
+                # but cannot be left out: a copy of unflushed files was measured to lose payloads
+                # (LZ4 values that no longer decode) even though its write-ahead log was copied with it
                 with self._copying:
                     self._flush()
                     self._dirty, epoch = set(), self._epoch
@@ -430,8 +429,8 @@ class EdgeStore:
 
     def swap_waiting(self) -> bool:
         """Swap in now the optimized copy waiting for `close`, with the writes made since it was
-        taken. Calls wait for its load (~1 s at 100k memories, Edge holding the GIL): the daemon
-        does it only when idle. False when no copy waits or an optimize is running; raises (the
+        taken. Calls wait for its load (0.4-0.75 s at 100k memories, Edge holding the GIL): the
+        daemon does it only when idle. False when no copy waits or an optimize is running; raises (the
         store unchanged, the copy dropped) when the swap fails."""
         if not self._detaching.acquire(blocking=False):
             return False
