@@ -85,3 +85,21 @@ def test_compared_look_alikes_stay_apart(engine):
     for query in ("which Postgres version does staging use", "which port does the API listen on"):
         got = engine.search(query, limit=5, now=NOW, config=COMPARE)
         assert {r.memory.id for r in got} & set(ids) and all(r.outdated_by is None for r in got), query
+
+
+def test_a_flag_for_a_change_of_something_else_leaves_the_order_alone(engine):
+    """A flag an older gate set for a change the newer statement names of something the older one
+    never mentions ("alerts now go to #x instead of #y" beside a database statement): the alerts
+    line must not be pulled above the answer, nor the answer marked outdated."""
+    old_id, new_id = str(uuid.uuid4()), str(uuid.uuid4())
+    base = dict(kind=MemoryKind.FACT, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="user"))
+    old = Memory(id=old_id, content="ledger-sync reads its database connection string from the LEDGER_DB_URL "
+                 "environment variable.", created_at=T0, recorded_at=T0, valid_from=T0,
+                 metadata={MAYBE_OUTDATED_BY: new_id}, **base)
+    later = T0 + timedelta(days=30)
+    new = Memory(id=new_id, content="ledger-sync alerts now route to #oncall-payments instead of #team-ledger.",
+                 created_at=later, recorded_at=later, valid_from=later, **base)
+    engine.import_memories([old, new])
+    got = engine.search("what database does ledger-sync use", limit=5, now=NOW)
+    assert got[0].memory.id == old_id and all(r.outdated_by is None for r in got)
+    assert not any(w.startswith("outdated by") for r in got for w in r.why)

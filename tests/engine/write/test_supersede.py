@@ -89,6 +89,20 @@ def test_an_unsure_replacement_comes_back_as_a_candidate_and_flags_the_older_mem
     assert e.action == WriteAction.SUPERSEDED and e.affected_ids == (c.id,)
 
 
+def test_a_change_named_of_something_else_is_reported_and_never_flags(engine):
+    """"alerts now route to #x instead of #y" names as left behind a channel the database statement
+    never mentions: whatever changed, it is not what that statement holds."""
+    a = remember(engine, "ledger-sync reads its database connection string from the LEDGER_DB_URL environment variable.")
+    b = remember(engine, "ledger-sync alerts now route to #oncall-payments instead of #team-ledger.")
+    assert b.action == WriteAction.CREATED, b.reason
+    assert all("leaves behind" in c.reason for c in b.candidates if c.id == a.id)
+    assert MAYBE_OUTDATED_BY not in engine.recall([a.id], touch=False)[0].metadata
+    assert a.id not in engine.recall([b.id], touch=False)[0].metadata.get("may_replace", [])
+    # the same cue about what the older statement holds still flags it
+    c = remember(engine, "search-api alerts go to #team-search.")
+    d = remember(engine, "search-api alerts now route to #oncall-web instead of #team-search.")
+    assert d.action == WriteAction.SUPERSEDED and d.affected_ids == (c.id,), d.reason
+
 def test_a_restatement_reinforces_the_current_memory_and_never_revives_the_old_one(engine):
     old = remember(engine, "Integration tests run against the docker compose stack.")
     new = remember(engine, "Integration tests run against the kind cluster now, not docker compose.")

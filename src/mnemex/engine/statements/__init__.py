@@ -14,6 +14,7 @@ from mnemex.engine.statements.compare import (
     conflict,
     evidence,
     holds_all,
+    tells_other_change,
 )
 from mnemex.engine.statements.reading import Statement, read
 
@@ -22,4 +23,4 @@ from mnemex.engine.statements.reading import Statement, read
 MAY_REPLACE = "may_replace"
 MAYBE_OUTDATED_BY = "maybe_outdated_by"
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words"]
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words", "tells_other_change"]

@@ -53,6 +53,11 @@ class Verdict:
     same_shape: bool = False
     """A name the older one gives was swapped for one of the very same specific shape (a URL for a
     URL, a path for a path, code for code): likelier the same thing than a name of a looser kind."""
+    elsewhere: bool = False
+    """The change the newer one tells is of something the older one does not hold: it names the
+    alternative it replaces ("now route to #oncall instead of #team-cdn") and the older one
+    mentions none of it (`tells_other_change`). Still a candidate the caller may judge, never
+    flagged as outdating the older one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,9 +248,10 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif (e.negation_flip and e.subject >= limits.negation and e.reverse >= limits.negation - 0.1
           and not e.came_names):
         sure = "negation flipped"
-    if sure and _left_elsewhere(old, new, e):
+    elsewhere = _left_elsewhere(old, new, e, new.left_bare)  # the alternative it names is not the older one's
+    if sure and _left_elsewhere(old, new, e, _left_named(new)):
         return Verdict(Relation.MAY_REPLACE, f"{sure}, but it leaves behind {_left_names(new)}, which the older "
-                       "one does not mention", about)
+                       "one does not mention", about, elsewhere=elsewhere)
     if sure:
         why_not = conflict(old, new)
         if why_not:
@@ -254,6 +260,10 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     if _restates(old, new, e, similarity):
         return Verdict(Relation.RESTATES, "adds nothing new", about)
     if cue >= 0.5 and about >= limits.maybe and (changed or e.negation_flip or e.came_values or e.left_hit):
+        if elsewhere:
+            return Verdict(Relation.MAY_REPLACE, f"{what} ({_cue_label(new)}), but it leaves behind "
+                           f"{', '.join(sorted(new.left_bare)[:3])}, which the older one does not mention", about,
+                           elsewhere=True)
         return Verdict(Relation.MAY_REPLACE, f"{what} ({_cue_label(new)})", about)
     if e.typed_change and about >= limits.maybe + 0.1 and e.reverse >= limits.maybe + 0.1:
         return Verdict(Relation.MAY_REPLACE, what, about)
@@ -262,11 +272,18 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     return Verdict(Relation.NONE, "", about)
 
 
-def _left_elsewhere(old: Statement, new: Statement, e: Evidence) -> bool:
-    """The newer statement names what it leaves behind ("uses OpenTelemetry rather than StatsD", "rather than
-    attrs": a name, a value, or a bare word, not "the old runner"), and the older one holds none of it:
-    the change it tells is of something else."""
-    named = _left_named(new)
+def tells_other_change(old: Statement, new: Statement) -> bool:
+    """The newer statement names the alternative it replaces ("instead of #team-cdn", "from Jenkins
+    to", "moved off Sentry") and the older one holds none of it: the change it tells is of
+    something else (`Verdict.elsewhere`). Not for a thing said removed ("the Podfile has been
+    deleted"), which may be a part of what the older one names (CocoaPods)."""
+    return _left_elsewhere(old, new, evidence(old, new), new.left_bare)
+
+
+def _left_elsewhere(old: Statement, new: Statement, e: Evidence, named: frozenset[str]) -> bool:
+    """The newer statement names what it leaves behind (`named`: "uses OpenTelemetry rather than
+    StatsD", "rather than attrs": a name, a value, or a bare word, not "the old runner"), and the
+    older one holds none of it: the change it tells is of something else."""
     if e.left_hit or not named or named & (old.keys | old.parts | old.value_texts | old.left):
         return False
     return not any(len(t) >= 4 and t in n for t in named for n in old.names)  # `fetchBalance` in `Repo.fetchBalance(...)`

@@ -38,7 +38,8 @@ class Candidate:
     similarity: float
     reason: str
     cued: bool
-    """The new statement itself says something changed ("now", "moved", "instead of")."""
+    """The new statement itself says something changed ("now", "moved", "instead of"), of
+    something this memory holds (not a change it names of something else: `Verdict.elsewhere`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +161,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                 surely = sim + SUBJECT_WEIGHT * verdict.shared + SHAPE_WEIGHT * verdict.same_shape
                 replaced.append((memory, surely, sim, verdict.reason))
         elif relation is Relation.MAY_REPLACE and len(maybe) < config.max_candidates:
-            maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5))
+            maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5 and not verdict.elsewhere))
         elif relation is Relation.RESTATES and sim >= config.restate_at:
             restated.append((memory, sim))
     best, sim = candidates[0]

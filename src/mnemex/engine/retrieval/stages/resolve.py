@@ -12,7 +12,9 @@ look-alikes, and on the coding sets it cost R@1 without helping the knowledge-up
 
 A wrong resolution puts a look-alike above the answer, so every pair must also pass: the two are
 similar enough (`resolution_floor`), they are not about another environment or component or said
-to add to each other (`statements.conflict`), and — unless the rules are sure the newer one
+to add to each other (`statements.conflict`), the newer one does not name as left behind something
+the older one never mentions (`statements.tells_other_change`: "alerts now go to #oncall instead of
+#team-x" changes nothing a database statement holds), and — unless the rules are sure the newer one
 replaces the older one — the newer one answers the query about as well (`resolution_relevance`,
 on the query cosine): a flag about something the query does not ask for leaves the order alone.
 """
@@ -35,6 +37,7 @@ from mnemex.engine.statements import (
     conflict,
     evidence,
     read,
+    tells_other_change,
 )
 from mnemex.models import RECORD_KINDS, MemoryFilter
 
@@ -111,8 +114,9 @@ class _Judge:
             return ""
         if not _newer(self.cands[new], self.cands[old]) or self.sim(old, new) < self.cfg.resolution_floor:
             return ""
-        if conflict(self.statement(old), self.statement(new)) or not self.answers(new, old):
-            return ""
+        earlier, later = self.statement(old), self.statement(new)
+        if conflict(earlier, later) or tells_other_change(earlier, later) or not self.answers(new, old):
+            return ""  # (a flag of an older version of the gate, which did not yet tell the change elsewhere)
         return "flagged when written"
 
     def pair(self, old: str, new: str) -> str:
