@@ -385,9 +385,14 @@ def report(rows: list[dict], quick: bool) -> str:
         for name in ("qdrant_client", "rank_bm25"):
             b = r["baselines"][name]
             cells.append("skipped | –" if "skipped" in b else
-                         f"{b['p50']:.1f} / {b['p95']:.1f} ({b['load_s']:.0f}) | {b['p50'] / m:.0f}×")
+                         f"{b['p50']:.1f} / {b['p95']:.1f} ({b['load_s']:.0f}) | {_times(b['p50'] / m)}")
         lines.append(f"| {r['size']:,} | {m:.1f} | {r['edge_rrf']['p50']:.1f} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
+
+
+def _times(ratio: float) -> str:
+    """A ratio as "691×", or "0.15×" when the baseline is the faster one."""
+    return f"{ratio:.0f}×" if ratio >= 10 else f"{ratio:.2f}×"
 
 
 def main() -> None:

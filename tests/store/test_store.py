@@ -489,3 +489,22 @@ def test_pinned_memories_are_found_by_filter(store):
     store.save(memory(1).model_copy(update={"pinned": True}))
     assert store.count(MemoryFilter(pinned=True)) == 3
     assert store.retrieve([pid(1)])[0].memory.pinned is True
+
+
+def test_ids_come_back_canonical_however_they_are_read():
+    """A hit's id is the point's canonical id: read from the payload when the memory's own id is
+    canonical (no UUID made and printed), from the point otherwise."""
+    from types import SimpleNamespace
+
+    from mnemex.store.filters import canonical_id, to_hit
+
+    point = uuid.UUID("12345678-9abc-4def-8123-456789abcdef")
+    assert canonical_id(str(point)) == str(point)
+    assert canonical_id(str(point).upper()) == str(point)
+    assert canonical_id("{" + str(point) + "}") == str(point)
+    with pytest.raises(InvalidInputError):
+        canonical_id("12345678-9abc-4def-8123-456789abcdeg")
+    for payload_id in (str(point), str(point).upper(), None, 42):
+        record = SimpleNamespace(id=point, payload={"id": payload_id, "content": "x"}, vector=None)
+        hit = to_hit(record, 0.5, False)
+        assert hit.id == str(point) and hit.score == 0.5 and hit.content == "x"
