@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +47,14 @@ from mnemex.config.retrieval import RECIPES, RetrievalConfig
 from mnemex.models import MemoryKind, NewMemory, Provenance, ValidityMode, WriteAction, WriteOutcome
 
 DATA = Path(__file__).with_name("data") / "updates_bench.json"
+
+
+def seed_ids(seed: int) -> None:
+    """Memory ids from a seeded generator: ids break ties between equal scores (in the store's
+    results and in the fusion), so with random ids two runs of the same code differed by a
+    question or so on the read side. Benchmark only: the engine's ids stay random."""
+    rng = random.Random(seed)
+    uuid.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)  # type: ignore[assignment]
 GATES = {"default": DEFAULT_GATE, "seed": SEED_GATE}
 
 
@@ -269,7 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--informed", action="store_true", help="also run with a perfectly informed agent (supersedes=)")
     ap.add_argument("--recipes", default="default,bm25_only", help=f"read recipes: {', '.join(RECIPES)}")
     ap.add_argument("--misses", action="store_true", help="list missed supersedes, wrong ones and read misses")
+    ap.add_argument("--id-seed", type=int, default=0, help="seed of the memory ids (ties between equal scores follow them)")
     a = ap.parse_args(argv)
+    seed_ids(a.id_seed)
     data = json.loads(Path(a.data).read_text())
     recipes = tuple(a.recipes.split(","))
     unknown = [r for r in recipes if r not in RECIPES]
