@@ -234,6 +234,19 @@ def test_stopping_a_practice_is_a_change_cue():
     assert read("The worker stops when the queue is empty.").cues == ()
 
 
+
+def test_a_value_said_to_have_moved_is_a_change_cue():
+    """"went up to", "grew to", "cut X to 8": a value moved, said as developers say it."""
+    for text in ("Max message length went up to 10,000 characters after users kept splitting snippets.",
+                 "Retention on tracking_events grew to 400 days.",
+                 "The team cut the policy-service timeout to 8 seconds."):
+        assert dict(read(text).cues).get("changed") == 0.8, text
+    old, new = "Chat messages are capped at 4,000 characters.", "Max message length went up to 10,000 characters."
+    assert compare(read(old), read(new), 0.66).relation is Relation.REPLACES
+    # a release cut, or a price that is up to some amount, moves no value
+    assert read("We cut a release yesterday.").cues == ()
+    assert read("Plans cost up to 40 euros a month.").cues == ()
+
 def test_the_subject_is_what_people_acted_on_and_follows_a_leading_clause():
     assert {"dbt", "project"} <= read("The team merged the dbt project into the monorepo under `transform/`.").head
     assert read("After the latency tests, EU realm servers run in Amsterdam.").head == {"eu", "realm", "server"}

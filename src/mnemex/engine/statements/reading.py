@@ -142,7 +142,10 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:changed|bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|"
      r"extended|shortened|relaxed|tightened|doubled|halved)\b"
      # "Set X to 30", "we gave X 20 slots": someone changed it (not "X is set to 3", a description)
-     r"|(?:^|[.;:!?—–]\s*|\b(?:we|I|they|the team|someone) )(?:set|gave) (?:[\w`.-]+ ){0,4}?(?:to |at )?v?\d",
+     r"|(?:^|[.;:!?—–]\s*|\b(?:we|I|they|the team|someone) )(?:set|gave) (?:[\w`.-]+ ){0,4}?(?:to |at )?v?\d"
+     # a value said to have moved: "went up to 10,000", "grew to 40 GB", "cut the timeout to 8 seconds"
+     r"|\b(?:went|goes|gone) (?:up|down) (?:to|from)\b|\b(?:grew|rose|climbed|fell) (?:to|from)\b"
+     r"|\bcut (?:[\w`.-]+ ){0,4}?(?:to|down to) v?\d",
      0.8, "changed"),
     (r"\b(?:now|nowadays|these days|from now on|going forward|as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
