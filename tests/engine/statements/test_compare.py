@@ -247,6 +247,14 @@ def test_a_value_said_to_have_moved_is_a_change_cue():
     assert read("We cut a release yesterday.").cues == ()
     assert read("Plans cost up to 40 euros a month.").cues == ()
 
+
+def test_a_thing_left_behind_is_named_as_the_old_one():
+    new = read("The team left FreeRTOS behind: Beacon is built on Zephyr 3.7.")
+    assert dict(new.cues).get("left behind") == 0.9 and "freertos" in new.left
+    verdict = compare(read("The Beacon firmware runs on FreeRTOS with one task per sensor."), new, 0.63)
+    assert verdict.relation is Relation.REPLACES and "freertos" in verdict.reason
+    assert read("Nobody gets left behind in onboarding.").cues == ()
+
 def test_the_subject_is_what_people_acted_on_and_follows_a_leading_clause():
     assert {"dbt", "project"} <= read("The team merged the dbt project into the monorepo under `transform/`.").head
     assert read("After the latency tests, EU realm servers run in Amsterdam.").head == {"eu", "realm", "server"}

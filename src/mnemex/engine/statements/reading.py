@@ -137,6 +137,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\bno longer\b|\bnot any ?more\b|\bany ?more\b", 1.0, "no longer"),
     (r"\binstead of\b|\brather than\b|\bin favou?r of\b|\bin place of\b", 1.0, "instead of"),
     (r"\bused to\b|\bformerly\b|\bpreviously\b|\boriginally\b", 1.0, "used to"),
+    (r"\b(?:left|leaving|leaves) (?:[\w`.-]+ ){1,4}?behind\b", 0.9, "left behind"),
     (r"\bfrom\b [^.;,]{1,60}? \bto\b", 0.7, "from X to Y"),
     (r"(?:->|→|=>)", 0.9, "arrow"),
     (r"\b(?:changed|bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|"
@@ -187,6 +188,7 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used|deleted)\b",
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
     rf"\b(?:mov|migrat|switch)(?:e|ed|es|ing)? (?:\w+ )?(?:off|away from|out of|from) {_ART}{_SPAN}{_END}",
+    rf"\b(?:left|leaving|leaves) {_ART}{_SPAN} behind\b",
     rf"\b{_SPAN} (?:still |only |just )?(?:gets?|keeps?|receives?)(?: receiving| getting)? (?:a |an )?(?:cc|copy|copies)\b",
     rf"\b{_SPAN} (?:now )?only (?:goes out|is sent|are sent|comes|runs) as an? (?:daily|weekly|nightly|hourly) "
     rf"(?:digest|summary)\b",
