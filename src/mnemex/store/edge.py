@@ -152,6 +152,13 @@ def _index_params(name: str, kind: str) -> Any:
     raise ValueError(f"unsupported index type {kind!r}")
 
 
+def _create_indexes(shard: qe.EdgeShard, skip: frozenset[str] = frozenset()) -> None:
+    """The payload indexes filters use (`INDEXED_FIELDS`), placed as `ON_DISK_INDEXES` says; not those in `skip`."""
+    for name, kind in INDEXED_FIELDS.items():
+        if name not in skip:
+            shard.update(qe.UpdateOperation.create_field_index(name, _index_params(name, kind)))
+
+
 def _request(request: VectorQuery, *, bare: bool = False) -> qe.QueryRequest:
     """`request` for the shard; `bare`: ids and scores only (payloads and vectors fetched apart)."""
     if request.dense is not None:
@@ -252,10 +259,7 @@ class EdgeStore:
 
     def _ensure_indexes(self) -> None:
         shard = self._live()
-        present = set(shard.info().payload_schema)
-        for name, kind in INDEXED_FIELDS.items():
-            if name not in present:
-                shard.update(qe.UpdateOperation.create_field_index(name, _index_params(name, kind)))
+        _create_indexes(shard, skip=frozenset(shard.info().payload_schema))
 
     def _do(self, method: str, *args: Any, dirty: Sequence[str] = (), **kwargs: Any) -> Any:
         """Call the shard's `method`, not during a swap; `dirty`: the ids a write touches."""
@@ -483,8 +487,7 @@ class EdgeStore:
             if leftover.exists():
                 shutil.rmtree(leftover)
         fresh = qe.EdgeShard.create(str(tmp), _config(self.dim))
-        for name, kind in INDEXED_FIELDS.items():
-            fresh.update(qe.UpdateOperation.create_field_index(name, _index_params(name, kind)))
+        _create_indexes(fresh)
         for page in self._pages_of_points():  # a page at a time: 100k points at once took ~900 MB
             if page:
                 fresh.update(qe.UpdateOperation.upsert_points(page))

@@ -262,8 +262,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     if cue >= 0.5 and about >= limits.maybe and (changed or e.negation_flip or e.came_values or e.left_hit):
         if elsewhere:
             return Verdict(Relation.MAY_REPLACE, f"{what} ({_cue_label(new)}), but it leaves behind "
-                           f"{', '.join(sorted(new.left_bare)[:3])}, which the older one does not mention", about,
-                           elsewhere=True)
+                           f"{_listed(new.left_bare)}, which the older one does not mention", about, elsewhere=True)
         return Verdict(Relation.MAY_REPLACE, f"{what} ({_cue_label(new)})", about)
     if e.typed_change and about >= limits.maybe + 0.1 and e.reverse >= limits.maybe + 0.1:
         return Verdict(Relation.MAY_REPLACE, what, about)
@@ -294,7 +293,11 @@ def _left_named(new: Statement) -> frozenset[str]:
 
 
 def _left_names(new: Statement) -> str:
-    return ", ".join(sorted(_left_named(new))[:3])
+    return _listed(_left_named(new))
+
+
+def _listed(names: frozenset[str]) -> str:
+    return ", ".join(sorted(names)[:3])
 
 
 def swaps_words(old: Statement, new: Statement) -> bool:
