@@ -89,6 +89,39 @@ def test_an_unsure_replacement_comes_back_as_a_candidate_and_flags_the_older_mem
     assert e.action == WriteAction.SUPERSEDED and e.affected_ids == (c.id,)
 
 
+def _holding(engine, words: str) -> list[str]:
+    """The current memories whose content is `words`."""
+    return [r.memory.id for r in engine.search(words, limit=10) if r.memory.content == words]
+
+
+def test_memorizing_again_with_supersedes_keeps_one_copy_of_the_statement(engine):
+    """The flow the server tells the agent: memorize, read the candidates, memorize it again with
+    supersedes. The statement stored the first time becomes the newer one; no second copy."""
+    old = remember(engine, "The mobile app talks to the backend through the v1 REST gateway.")
+    text = "The iOS app uses the GraphQL endpoint at /graphql for every screen."
+    first = remember(engine, text)
+    assert first.action == WriteAction.CREATED
+    again = remember(engine, text, supersedes=(old.id,))
+    assert again.action == WriteAction.SUPERSEDED and again.id == first.id and again.affected_ids == (old.id,)
+    assert "already stored" in again.reason
+    before, held = engine.recall([old.id, first.id], touch=False)
+    assert before.status == MemoryStatus.SUPERSEDED and before.superseded_by == first.id
+    assert held.status == MemoryStatus.ACTIVE and held.supersedes == (old.id,)
+    assert engine.journal.relations(first.id, types=["supersedes"])
+    assert _holding(engine, text) == [first.id]
+
+
+def test_memorizing_again_what_the_rules_already_superseded_stores_nothing_new(engine):
+    old = remember(engine, "Session cookies expire after 30 minutes.")
+    first = remember(engine, "Session cookies expire after 2 hours.")
+    assert first.action == WriteAction.SUPERSEDED and first.affected_ids == (old.id,), first.reason
+    total = engine.upkeep.stats()["memories_total"]
+    again = remember(engine, "Session  cookies expire after 2 hours.", supersedes=(old.id,))
+    assert again.action == WriteAction.SKIPPED and again.affected_ids == (first.id,) and "already stored" in again.reason
+    assert engine.upkeep.stats()["memories_total"] == total
+    assert _holding(engine, "Session cookies expire after 2 hours.") == [first.id]
+
+
 def test_a_change_named_of_something_else_is_reported_and_never_flags(engine):
     """"alerts now route to #x instead of #y" names as left behind a channel the database statement
     never mentions: whatever changed, it is not what that statement holds."""

@@ -190,7 +190,8 @@ class WritePath:
                     plain.append((item.memory, vector, text))
                     parts.append(WriteOutcome(action=WriteAction.CREATED, id=item.memory.id, reason="recorded"))
                 elif item.memory.id in asked:
-                    parts.append(self._replacing.as_asked(item.memory, vector, text, asked[item.memory.id]))
+                    parts.append(self._replacing.as_asked(item.memory, vector, text, asked[item.memory.id],
+                                                          held=self._held(item.memory, vector, own)))
                 else:
                     parts.append(self._gated(item, vector, text, own))
                 own.update(i for i in (parts[-1].id, *parts[-1].affected_ids) if i)
@@ -242,6 +243,16 @@ class WritePath:
         return GateDecision(WriteAction.SUPERSEDED, confirmed[0].memory, confirmed[0].similarity,
                             f"the judge found it replaces: {confirmed[0].reason}",
                             also_replaced=tuple(c.memory for c in confirmed[1:]), candidates=rest)
+
+    def _held(self, memory: Memory, vector: Sequence[float], exclude: set[str]) -> Memory | None:
+        """A current memory of the same scope that says `memory`'s very words (whitespace and case
+        aside): the statement memorized a moment ago, now memorized again with supersedes."""
+        words = " ".join(memory.content.split()).casefold()
+        flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, dormant=False)
+        for hit in self._store.query(VectorQuery(dense=vector, filter=flt, limit=3 + len(exclude))):
+            if hit.id not in exclude and " ".join(hit.memory.content.split()).casefold() == words:
+                return hit.memory
+        return None
 
     def _neighbours(self, memory: Memory, vector: Sequence[float], exclude: set[str],
                     k: int = 5) -> tuple[list[tuple[Memory, float]], frozenset[str]]:

@@ -72,9 +72,15 @@ class Replacements:
                 raise InvalidInputError(f"supersedes: memory {memory_id} belongs to another project")
         return [found[i] for i in ids]
 
-    def as_asked(self, memory: Memory, vector: Sequence[float], text: str, olds: Sequence[Memory]) -> WriteOutcome:
-        """Store `memory` and supersede the current memories among `olds`, as the caller said."""
+    def as_asked(self, memory: Memory, vector: Sequence[float], text: str, olds: Sequence[Memory],
+                 held: Memory | None = None) -> WriteOutcome:
+        """Store `memory` and supersede the current memories among `olds`, as the caller said.
+        `held`: a current memory that already says the same words (the statement as the caller
+        memorized it a moment ago, before it was told what that replaces): it becomes the newer
+        statement, and no second copy is stored."""
         now = self._clock()
+        if held is not None:
+            olds = [m for m in olds if m.id != held.id]
         current = [m for m in olds if m.status == MemoryStatus.ACTIVE and (m.valid_until is None or m.valid_until > now)]
         anchors = [m for m in current if m.pinned or m.immutable]
         targets = [m for m in current if not (m.pinned or m.immutable)]
@@ -84,6 +90,8 @@ class Replacements:
         if anchors:
             notes.append(f"{len(anchors)} pinned or immutable, kept and linked as contradicted")
         why = "supersedes as the caller said" + (f" ({'; '.join(notes)})" if notes else "")
+        if held is not None:
+            return self._adopt(held, targets, anchors, why, by=memory.provenance)
         if not targets:
             self.store_new(memory, vector, text, contradicts=anchors)
             return WriteOutcome(action=WriteAction.CREATED, id=memory.id, affected_ids=tuple(m.id for m in anchors),
@@ -93,14 +101,27 @@ class Replacements:
             self._log.linked(memory.id, anchor.id, "contradicts", 1.0)
         return out
 
-    def supersede(self, memory: Memory, vector: Sequence[float], text: str, targets: Sequence[Memory],
-                  reason: str, *, by: Provenance, candidates: Sequence[Candidate] = ()) -> WriteOutcome:
-        """Store `memory` as the current statement and mark each of `targets` superseded by it."""
+    def _adopt(self, held: Memory, targets: Sequence[Memory], anchors: Sequence[Memory], why: str, *,
+               by: Provenance) -> WriteOutcome:
+        """The caller memorized again, with supersedes, a statement `held` already holds: `held` is
+        the newer statement of each target; nothing new is stored."""
+        note = f"the statement is already stored as {held.id}"
+        for anchor in anchors:
+            self._log.linked(held.id, anchor.id, "contradicts", 1.0)
+        if not targets:
+            return WriteOutcome(action=WriteAction.SKIPPED, affected_ids=(held.id, *(m.id for m in anchors)),
+                                reason=f"{why.replace('supersedes as the caller said', 'nothing to supersede')}; {note}")
         now = self._clock()
-        new = memory.model_copy(update={"supersedes": tuple(t.id for t in targets)})
-        new = self._with_candidates(new, candidates)
-        self._store_points([(new, vector, text)])
-        self._log.wrote("create", None, new, new.provenance)
+        after = held.model_copy(update={"supersedes": tuple(dict.fromkeys((*held.supersedes, *(t.id for t in targets)))),
+                                        "updated_at": now})
+        self._replace(held, after, op="supersede", reembed=False, by=by)
+        self._mark(after, targets, by=by)
+        return WriteOutcome(action=WriteAction.SUPERSEDED, id=held.id, affected_ids=tuple(t.id for t in targets),
+                            reason=f"{why}; {note}")
+
+    def _mark(self, new: Memory, targets: Sequence[Memory], *, by: Provenance) -> None:
+        """Mark each of `targets` superseded by `new` (valid until `new` holds) and link them."""
+        now = self._clock()
         for target in targets:
             after = target.model_copy(update={
                 "status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "updated_at": now,
@@ -108,6 +129,15 @@ class Replacements:
             })
             self._replace(target, after, op="supersede", reembed=False, by=by)
             self._log.linked(new.id, target.id, "supersedes", 1.0)
+
+    def supersede(self, memory: Memory, vector: Sequence[float], text: str, targets: Sequence[Memory],
+                  reason: str, *, by: Provenance, candidates: Sequence[Candidate] = ()) -> WriteOutcome:
+        """Store `memory` as the current statement and mark each of `targets` superseded by it."""
+        new = memory.model_copy(update={"supersedes": tuple(t.id for t in targets)})
+        new = self._with_candidates(new, candidates)
+        self._store_points([(new, vector, text)])
+        self._log.wrote("create", None, new, new.provenance)
+        self._mark(new, targets, by=by)
         self.flag(new, candidates)
         return WriteOutcome(action=WriteAction.SUPERSEDED, id=new.id, affected_ids=tuple(t.id for t in targets),
                             reason=reason, candidates=replace_candidates(candidates))
