@@ -25,6 +25,9 @@ from the data; distractors with their kind, the rest classified by the engine). 
 
 `--informed` runs the same with a perfectly informed agent: each replacing statement is memorized
 with `supersedes=[the ids holding the statement before it]` — an upper bound, reported apart.
+`--judging` runs it with an agent that only judges what `memorize` offers, as the server tells it
+to: when the candidates of a write hold the statement it replaces, it memorizes the statement again
+with `supersedes=[those ids]` (it judges perfectly, but sees nothing memorize did not offer).
 """
 
 from __future__ import annotations
@@ -112,7 +115,7 @@ def build(data_dir: Path, gate: GateConfig):
     return build_engine(Settings(data_dir=data_dir, gate=gate), default_project=None)
 
 
-def write_all(engine: Any, data: dict[str, Any], *, informed: bool) -> Run:
+def write_all(engine: Any, data: dict[str, Any], *, informed: bool = False, judging: bool = False) -> Run:
     run = Run()
     updates = {u["id"] for u in data["updates"]}
     t0 = time.perf_counter()
@@ -124,8 +127,15 @@ def write_all(engine: Any, data: dict[str, Any], *, informed: bool) -> Run:
                         kind=MemoryKind(ev.kind) if ev.kind else None,
                         provenance=Provenance(source="benchmark", session_id=ev.item))
         out = engine.memorize(new)
+        held = holding(out)
+        if judging and ev.item in updates and ev.step > 0:
+            offered = {c.id for p in parts(out) for c in p.candidates}
+            replaced = sorted(offered & _current(engine, run.holders[(ev.item, ev.step - 1)]))
+            if replaced:  # the agent says what the statement replaces, as the server asks it to
+                out = engine.memorize(new.model_copy(update={"supersedes": tuple(replaced)}))
+                held |= holding(out)
         run.outcomes[(ev.item, ev.step)] = out
-        run.holders[(ev.item, ev.step)] = holding(out)
+        run.holders[(ev.item, ev.step)] = held
     run.seconds = time.perf_counter() - t0
     return run
 
@@ -240,10 +250,10 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
 
 
 def evaluate(data: dict[str, Any], data_dir: Path, *, gate: GateConfig = DEFAULT_GATE, informed: bool = False,
-             recipes: tuple[str, ...] = ("default",)) -> dict[str, Any]:
+             recipes: tuple[str, ...] = ("default",), judging: bool = False) -> dict[str, Any]:
     engine = build(data_dir, gate)
     try:
-        run = write_all(engine, data, informed=informed)
+        run = write_all(engine, data, informed=informed, judging=judging)
         out = {"write": write_scores(data, run), "write_seconds": run.seconds,
                "read": {name: read_scores(engine, data, run, RECIPES[name]) for name in recipes}}
         if "bm25_only" in recipes:  # plain BM25 over everything ever written, superseded included
@@ -277,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--gate", default="default", choices=sorted(GATES))
     ap.add_argument("--informed", action="store_true", help="also run with a perfectly informed agent (supersedes=)")
+    ap.add_argument("--offer-at", type=float, default=None, metavar="COS",
+                    help="the gate's offer_at (least cosine for an uncued neighbour given otherwise to be offered; 1 = off)")
+    ap.add_argument("--judging", action="store_true",
+                    help="also run with an agent that judges (perfectly) only the candidates memorize offers")
     ap.add_argument("--recipes", default="default,bm25_only", help=f"read recipes: {', '.join(RECIPES)}")
     ap.add_argument("--misses", action="store_true", help="list missed supersedes, wrong ones and read misses")
     ap.add_argument("--id-seed", type=int, default=0, help="seed of the memory ids (ties between equal scores follow them)")
@@ -288,13 +302,15 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"updates.py: unknown recipe {unknown[0]!r}", file=sys.stderr)
         return 2
-    runs = [(f"gate {a.gate}", False)] + ([(f"gate {a.gate}, perfectly informed agent (upper bound)", True)]
-                                          if a.informed else [])
+    runs = [(f"gate {a.gate}", False, False)] + (
+        [(f"gate {a.gate}, perfectly informed agent (upper bound)", True, False)] if a.informed else []) + (
+        [(f"gate {a.gate}, an agent judging what memorize offers", False, True)] if a.judging else [])
     print(f"{len(data['updates'])} update items, {len(data['separate'])} look-alike items, "
           f"{len(data['distractors'])} distractors ({a.data})\n")
-    for name, informed in runs:
+    for name, informed, judging in runs:
         with tempfile.TemporaryDirectory(prefix="mnemex-updates-") as tmp:
-            res = evaluate(data, Path(tmp), gate=GATES[a.gate], informed=informed, recipes=recipes)
+            gate = GATES[a.gate] if a.offer_at is None else GATES[a.gate].model_copy(update={"offer_at": a.offer_at})
+            res = evaluate(data, Path(tmp), gate=gate, informed=informed, recipes=recipes, judging=judging)
         print(report(name, res) + "\n")
         if a.misses:
             w = res["write"]

@@ -42,6 +42,7 @@ class GateConfig(Frozen):
     negation: float = Field(0.7, ge=0, le=1, description="subject rules: least shared subject for a negation flip without a cue.")
     maybe: float = Field(0.4, ge=0, le=1, description="subject rules: least aboutness for a possible replacement, reported to the caller as a candidate.")
     restate_at: float = Field(0.6, ge=0, le=1, description="subject rules: least similarity for a restatement (no new value, name or negation) to reinforce the memory it restates.")
+    offer_at: float = Field(0.45, ge=0, le=1, description="subject rules: least cosine for a neighbour the rules see no change of, but which the new statement gives another value, name or polarity than, to be reported to the caller as a candidate it may replace (the agent judges; nothing is marked). 1 = off.")
     max_candidates: int = Field(3, ge=0, le=10, description="Most possible replacements reported with a write.")
     judge: JudgeConfig = Field(JudgeConfig(), description=(
         "An optional language model asked about the possible replacements the rules were unsure of (off by default)."))

@@ -89,6 +89,24 @@ def test_an_unsure_replacement_comes_back_as_a_candidate_and_flags_the_older_mem
     assert e.action == WriteAction.SUPERSEDED and e.affected_ids == (c.id,)
 
 
+def test_a_new_value_said_plainly_is_offered_to_the_agent_and_nothing_is_marked(engine):
+    """No change word, so the rules cannot tell an update from a sibling: the neighbour it gives
+    another value than is offered as a candidate (the agent judges), and stays unmarked."""
+    a = remember(engine, "The documentation site is built with Docusaurus.")
+    b = remember(engine, "The documentation site is generated with MkDocs Material.")
+    assert b.action == WriteAction.CREATED, b.reason
+    assert [c.id for c in b.candidates] == [a.id]
+    assert "another value" in b.candidates[0].reason and b.candidates[0].preview.startswith("The documentation site")
+    assert MAYBE_OUTDATED_BY not in engine.recall([a.id], touch=False)[0].metadata
+    assert "may_replace" not in engine.recall([b.id], touch=False)[0].metadata
+
+
+def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
+    remember(engine, "Pull requests need one approving review before merging.")
+    b = remember(engine, "CI must be green before a pull request is merged.")
+    assert b.action == WriteAction.CREATED and not b.candidates, (b.reason, b.candidates)
+
+
 def _holding(engine, words: str) -> list[str]:
     """The current memories whose content is `words`."""
     return [r.memory.id for r in engine.search(words, limit=10) if r.memory.content == words]

@@ -27,7 +27,7 @@ from typing import Sequence
 
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
 from mnemex.engine.statements import Relation, Thresholds, adds_nothing, compare, conflict, evidence, read, swaps_words
-from mnemex.models import Memory, MemoryKind, WriteAction
+from mnemex.models import RECORD_KINDS, Memory, MemoryKind, WriteAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +145,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
     replaced: list[tuple[Memory, float, str]] = []
     maybe: list[Candidate] = []
     restated: list[tuple[Memory, float]] = []
+    related: list[Candidate] = []  # no change seen, but another value: the caller may know better
     anchor: tuple[Memory, str] | None = None
     for memory, sim in candidates:
         if sim < config.compare_floor and memory.id not in lexical:
@@ -164,6 +165,11 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5 and not verdict.elsewhere))
         elif relation is Relation.RESTATES and sim >= config.restate_at:
             restated.append((memory, sim))
+        elif relation is Relation.NONE and sim >= config.offer_at and memory.kind not in RECORD_KINDS \
+                and len(related) < config.max_candidates:
+            why = _gives_otherwise(old, new)
+            if why:
+                related.append(Candidate(memory, sim, why, False))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
@@ -186,7 +192,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
     if maybe:  # a possible replacement is never merged into, reinforced or skipped: both stay, the caller is told
         return GateDecision(WriteAction.CREATED, None, sim,
                             f"stored beside {len(maybe)} memor{'y' if len(maybe) == 1 else 'ies'} it may replace",
-                            candidates=tuple(maybe))
+                            candidates=tuple(maybe + related)[: config.max_candidates])
     if restated:
         memory, s = restated[0]
         return GateDecision(WriteAction.REINFORCED, memory, s,
@@ -200,7 +206,23 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
         return GateDecision(WriteAction.SKIPPED, best, sim,
                             f"borderline duplicate of {best.id} (similarity {sim:.2f}): adds nothing it lacks, "
                             "low importance")
-    return GateDecision(WriteAction.CREATED, None, sim, f"novel (closest similarity {sim:.2f})")
+    return GateDecision(WriteAction.CREATED, None, sim, f"novel (closest similarity {sim:.2f})",
+                        candidates=tuple(related))
+
+
+def _gives_otherwise(old, new) -> str:  # type: ignore[no-untyped-def]
+    """What the newer statement gives that the older one, about much the same thing, does not (a
+    value, a name, the opposite polarity), or "" (nothing, or it is about another environment or
+    component)."""
+    if conflict(old, new):
+        return ""
+    e = evidence(old, new)
+    if e.negation_flip:
+        return "about the same thing, the opposite said"
+    if e.came_values or e.came_names or e.typed_change or e.swapped:
+        told = sorted([v.text for v in e.came_values] + sorted(e.came_names))[:2]
+        return "about the same thing, another value" + (f": {', '.join(told)}" if told else "")
+    return ""
 
 
 def _same_thing(old, new) -> bool:
