@@ -243,10 +243,10 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
             and (not e.came_names or about >= limits.parallel):  # a new name: only about the very same thing
         sure = f"negation flipped ({_cue_label(new)})"
     elif ((e.typed_change or e.swapped and len(e.came_names) <= 2) and e.subject >= limits.parallel
-          and e.reverse >= limits.parallel and not e.extra and not _other_subject(old, new)):
+          and e.reverse >= limits.parallel and not e.extra and not _other_subject(old, new) and not new.restating):
         sure = what
     elif (e.negation_flip and e.subject >= limits.negation and e.reverse >= limits.negation - 0.1
-          and not e.came_names):
+          and not e.came_names and not new.restating):  # "just to restate: clients never pick IDs" changes nothing
         sure = "negation flipped"
     elsewhere = _left_elsewhere(old, new, e, new.left_bare)  # the alternative it names is not the older one's
     if sure and _left_elsewhere(old, new, e, _left_named(new)):
@@ -266,7 +266,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         return Verdict(Relation.MAY_REPLACE, f"{what} ({_cue_label(new)})", about)
     if e.typed_change and about >= limits.maybe + 0.1 and e.reverse >= limits.maybe + 0.1:
         return Verdict(Relation.MAY_REPLACE, what, about)
-    if e.negation_flip and about >= limits.maybe + 0.1:
+    if e.negation_flip and about >= limits.maybe + 0.1 and not new.restating:
         return Verdict(Relation.MAY_REPLACE, "negation flipped", about)
     return Verdict(Relation.NONE, "", about)
 

@@ -400,7 +400,18 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text),
                      head_numbers=frozenset(v.text for v in head.values
-                                            if v.kind == "number" or v.kind.startswith("count:")))
+                                            if v.kind == "number" or v.kind.startswith("count:"))
+                     | _designators(_head(main_text)))
+
+
+#: A capital letter standing alone after a word of the subject: "Board rev D", "Zone B", "Plan C".
+_DESIGNATOR = re.compile(r"(?<=\w )[A-Z](?![\w.'-])")
+
+
+def _designators(head: str) -> frozenset[str]:
+    """The one-letter designators of a subject ("rev D" -> "d"): like a number ("Shard 3"), they tell
+    one of several like things apart."""
+    return frozenset(m.group(0).lower() for m in _DESIGNATOR.finditer(head))
 
 
 _NAMEISH = re.compile(r"`([^`]+)`|\b([A-Za-z][\w-]*(?:[./_][\w-]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
