@@ -190,3 +190,23 @@ async def test_list_memories_filters_newest_first_and_prefixes_work_in_every_too
                 await c.call_tool(tool, args)
             assert ambiguous.value.error.code == INVALID_PARAMS
             assert "matches 2 memories (c0ffee10-222…, c0ffee20-222…)" in ambiguous.value.error.message
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_agent_says_what_a_plain_new_value_replaces_and_one_copy_is_kept(server, mode):
+    """The flow the server's instructions teach: memorize a new value said plainly; memorize offers
+    the older statement (id and preview); the agent memorizes it again with supersedes; the search
+    then holds one current statement and the older one only in the history."""
+    async with Client(server, mode=mode) as c:
+        old = await _call(c, "memorize", {"content": "The documentation site is built with Docusaurus."})
+        text = "The documentation site is generated with MkDocs Material."
+        new = await _call(c, "memorize", {"content": text})
+        assert new["action"] == "created"
+        assert [x["id"] for x in new["candidates"]] == [old["id"]] and new["candidates"][0]["preview"]
+        again = await _call(c, "memorize", {"content": text, "supersedes": [old["id"]]})
+        assert again["action"] == "superseded" and again["id"] == new["id"] and again["affected_ids"] == [old["id"]]
+        found = await _call(c, "search_memory", {"query": "What builds the documentation site?"})
+        assert [h["id"] for h in found["results"]] == [new["id"]]
+        history = await _call(c, "search_memory", {"query": "What builds the documentation site?", "include_history": True})
+        assert {h["id"] for h in history["results"]} == {old["id"], new["id"]}
+        assert await _count(c) == 2
