@@ -191,7 +191,7 @@ class WritePath:
                     parts.append(WriteOutcome(action=WriteAction.CREATED, id=item.memory.id, reason="recorded"))
                 elif item.memory.id in asked:
                     parts.append(self._replacing.as_asked(item.memory, vector, text, asked[item.memory.id],
-                                                          held=self._held(item.memory, vector, own)))
+                                                          held=self._held(item.memory, vector, own, item.replaces)))
                 else:
                     parts.append(self._gated(item, vector, text, own))
                 own.update(i for i in (parts[-1].id, *parts[-1].affected_ids) if i)
@@ -244,13 +244,16 @@ class WritePath:
                             f"the judge found it replaces: {confirmed[0].reason}",
                             also_replaced=tuple(c.memory for c in confirmed[1:]), candidates=rest)
 
-    def _held(self, memory: Memory, vector: Sequence[float], exclude: set[str]) -> Memory | None:
+    def _held(self, memory: Memory, vector: Sequence[float], exclude: set[str], replaces: Sequence[str]) -> Memory | None:
         """A current memory of the same scope that says `memory`'s very words (whitespace and case
-        aside): the statement memorized a moment ago, now memorized again with supersedes."""
+        aside) and is not among what it `replaces`: the statement memorized a moment ago, now
+        memorized again with supersedes. (One that it replaces is replaced: a theme written in a
+        member's words supersedes that member too.)"""
         words = " ".join(memory.content.split()).casefold()
         flt = MemoryFilter(scopes=(memory.scope,), project=memory.project, dormant=False)
-        for hit in self._store.query(VectorQuery(dense=vector, filter=flt, limit=3 + len(exclude))):
-            if hit.id not in exclude and " ".join(hit.memory.content.split()).casefold() == words:
+        skip = exclude | set(replaces)
+        for hit in self._store.query(VectorQuery(dense=vector, filter=flt, limit=3 + len(skip))):
+            if hit.id not in skip and " ".join(hit.memory.content.split()).casefold() == words:
                 return hit.memory
         return None
 
