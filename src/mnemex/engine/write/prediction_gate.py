@@ -26,7 +26,17 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from mnemex.config.gate import DEFAULT_GATE, GateConfig
-from mnemex.engine.statements import Relation, Thresholds, adds_nothing, compare, conflict, evidence, read, swaps_words
+from mnemex.engine.statements import (
+    Relation,
+    Statement,
+    Thresholds,
+    adds_nothing,
+    compare,
+    conflict,
+    evidence,
+    read,
+    swaps_words,
+)
 from mnemex.models import RECORD_KINDS, Memory, MemoryKind, WriteAction
 
 
@@ -210,7 +220,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                         candidates=tuple(related))
 
 
-def _gives_otherwise(old, new) -> str:  # type: ignore[no-untyped-def]
+def _gives_otherwise(old: Statement, new: Statement) -> str:
     """What the newer statement gives that the older one, about much the same thing, does not (a
     value, a name, the opposite polarity), or "" (nothing, or it is about another environment or
     component)."""

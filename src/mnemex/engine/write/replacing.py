@@ -79,8 +79,6 @@ class Replacements:
         memorized it a moment ago, before it was told what that replaces): it becomes the newer
         statement, and no second copy is stored."""
         now = self._clock()
-        if held is not None:
-            olds = [m for m in olds if m.id != held.id]
         current = [m for m in olds if m.status == MemoryStatus.ACTIVE and (m.valid_until is None or m.valid_until > now)]
         anchors = [m for m in current if m.pinned or m.immutable]
         targets = [m for m in current if not (m.pinned or m.immutable)]
