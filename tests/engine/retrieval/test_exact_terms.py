@@ -156,8 +156,10 @@ def test_routine_runs_do_not_crowd_out_the_procedure_about_the_command(engine, p
     engine.import_memories(_memories("/work/proj", rows))
     query = "what do I do after `make build` when releasing?"
     assert _rank(engine, query, ids[0]) == 0
-    flat = DEFAULT.model_copy(update={"routine_run_weight": 1.0})
-    assert _rank(engine, query, ids[0], flat) > 3  # without the rule the runs come first
+    flat = DEFAULT.model_copy(update={"routine_run_weight": 1.0, "record_share": 1.0})
+    assert _rank(engine, query, ids[0], flat) > 3  # without the rules the runs come first
+    # the share alone keeps the procedure among the first places, not first
+    assert _rank(engine, query, ids[0], DEFAULT.model_copy(update={"routine_run_weight": 1.0})) == 1
     # a question about runs gets the runs
     got = engine.search("did make build pass last time we ran it?", limit=5, now=NOW)
     assert got[0].memory.kind == MemoryKind.TOOL_EVENT and "routine" not in got[0].why
@@ -273,3 +275,36 @@ def test_a_single_run_record_gives_way_to_knowledge_unless_the_question_is_about
         assert "a record" not in flat[key].why
     about_runs = engine.search("did the ledger-api pipeline fail last time it ran?", limit=3, now=NOW)
     assert about_runs[0].memory.id == ids[1] and "a record" not in about_runs[0].why
+
+
+def test_records_take_at_most_a_share_of_the_first_places_unless_the_question_is_about_runs(engine):
+    """A component's commits each hold its name and the word the question uses; however weighed,
+    four of them filled a top 5 (`record_share`). Past the share the knowledge comes first, the
+    records follow it, scores still fall; a question about commits gets them all."""
+    ids = _ids(12)
+    rows = [(ids[0], MemoryKind.CONVENTION, 900, "Outbound HTTP calls retry idempotent requests up to 3 times with "
+                                                 "jittered exponential backoff; POSTs are never retried."),
+            (ids[1], MemoryKind.FACT, 800, "coupon-service calls the pricing API with a 2 s timeout."),
+            (ids[2], MemoryKind.FACT, 700, "coupon-service is written in Go and owns the coupons table."),
+            (ids[8], MemoryKind.FACT, 650, "coupon-service deploys with Argo CD from the platform repo.")]
+    rows += [(ids[3 + i], MemoryKind.TOOL_EVENT, 60 - 5 * i, f"git commit {sha} on feat/{topic}: {message}")
+             for i, (sha, topic, message) in enumerate((
+                 ("3f67e3e", "sso-saml", "add retry in coupon-service HTTP client"),
+                 ("a91c002", "pricing-v2", "coupon-service: retry pricing calls on 503"),
+                 ("77d0b1f", "retry-tuning", "tune retry backoff of coupon-service HTTP calls"),
+                 ("c0ffee1", "coupon-cleanup", "log each HTTP retry in coupon-service"),
+                 ("5e5e5e5", "http-timeouts", "coupon-service retries HTTP calls at most 3 times")))]
+    engine.import_memories(_memories("/work/proj", rows))
+    query = "how does coupon-service retry its HTTP calls?"
+    records = lambda got: sum(r.memory.kind == MemoryKind.TOOL_EVENT for r in got[:5])  # noqa: E731
+    flat = engine.search(query, limit=10, now=NOW, config=DEFAULT.model_copy(update={"record_share": 1.0}))
+    assert records(flat) >= 3, [r.memory.content for r in flat]  # without the share the commits crowd in
+    got = engine.search(query, limit=10, now=NOW)
+    assert records(got) == 2 and records(got[:2]) == 1, [r.memory.content for r in got]
+    assert got[:4] == flat[:4] and got[4].memory.kind == MemoryKind.FACT  # the first places as they were, then knowledge
+    scores = [r.score for r in got]
+    assert scores == sorted(scores, reverse=True)
+    assert any("records capped" in r.why for r in got)
+    assert len(got) == len(flat) and {r.memory.id for r in got} == {r.memory.id for r in flat}  # moved, never dropped
+    about = engine.search("which commit added retry to coupon-service?", limit=5, now=NOW)
+    assert records(about) >= 4 and all("records capped" not in r.why for r in about)

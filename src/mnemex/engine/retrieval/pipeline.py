@@ -6,7 +6,8 @@ candidate table (`stages/`), runs if `RetrievalConfig` switches it on:
   fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → co-activation
   (memories recalled together with the top hits lifted; off by default) → routine
   (successful tool runs and reads scaled down unless the question is about runs) → diversify
-  (MMR, near-duplicates) → exact (a memory holding a rare term of the query verbatim ranks at
+  (MMR, near-duplicates) → records capped (tool-run records take at most a share of the first
+  places unless the question is about runs) → exact (a memory holding a rare term of the query verbatim ranks at
   least as high as BM25 alone ranks it) → resolve (a newer memory that says otherwise leads, the older one is
   marked outdated_by) → results (confidence, context).
 """
@@ -31,7 +32,7 @@ from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import diversify
 from mnemex.engine.retrieval.stages.exact import exact_floor, holders, rare_terms
 from mnemex.engine.retrieval.stages.propagate import propagate
-from mnemex.engine.retrieval.stages.records import demote_routine
+from mnemex.engine.retrieval.stages.records import cap_records, demote_routine
 from mnemex.engine.retrieval.stages.rescore import rescore
 from mnemex.engine.retrieval.stages.resolve import resolve
 from mnemex.engine.retrieval.stages.results import results
@@ -91,6 +92,7 @@ class Retriever:
         order = demote_routine(order, cands, cfg, plan.about_runs, query)
         order = favour_asked(order, cands, cfg, query)
         order = diversify(ctx, order, cands, cfg, limit)
+        order = cap_records(order, cands, cfg, plan.about_runs, limit)
         if cfg.exact_floor and rare:
             order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))
         outdated: dict[str, str] = {}

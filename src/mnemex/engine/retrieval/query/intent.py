@@ -37,7 +37,7 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 _ABOUT_RUNS = re.compile(
     r"\b(?:ran|re-?ran|runs|executed|run history|last (?:run|build|deploy|test run)|what happened when"
     r"|how long did|did (?:the |it |we |i |you |my |our )?[\w-]*\s?(?:pass|fail|succeed|finish|break|run)"
-    r"|which commands?)\b", re.I)
+    r"|which commands?|(?:which|what|last) commits?\b(?! messages?\b)|committed)\b", re.I)
 
 
 def asks_about_runs(query: str) -> bool:

@@ -13,6 +13,11 @@ what ran, not what is known, and in a year-long store it took the last of the to
 fact about the same component (`benchmarks/lifecycle_year.py`). Every other kind of memory keeps
 its relevance.
 
+However they are weighed, records may take only a share of the first places (`record_share`):
+commits, pipeline runs and coverage reports about a component each hold its name, and four of
+them in a top 5 left one place for what is known about it. Past the share, the best knowledge
+candidate takes the place and the record follows it. Questions about runs are left alone.
+
 Chatter ("X asked whether billing is affected", "reading through the billing code to get
 oriented", flagged by the observer) names the component a question asks about and says nothing
 about it; its relevance is scaled by `chatter_weight` unless the question asks who said or asked
@@ -21,6 +26,7 @@ what.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 
@@ -55,3 +61,36 @@ def demote_routine(order: list[str], cands: Candidates, cfg: RetrievalConfig, ab
         cands[key].relevance *= weight
         cands[key].why.append(why)
     return ranked({key: cands[key].relevance for key in order}) if demoted else order
+
+
+def cap_records(order: list[str], cands: Candidates, cfg: RetrievalConfig, about_runs: bool, limit: int) -> list[str]:
+    """`order` with tool-run records taking at most `record_share` of each prefix of the first
+    `limit` places (rounded up: one of the first two, two of the first five, four of the first ten)
+    unless the question is about runs. A record past the share waits for the best knowledge
+    candidate below it; its relevance is lowered to the place it lands on, so scores still fall."""
+    if about_runs or cfg.record_share >= 1.0:
+        return order
+    records = {key for key in order if cands[key].hit.kind == MemoryKind.TOOL_EVENT}
+    if not records or len(records) == len(order):
+        return order
+    out: list[str] = []
+    rest = list(order)
+    held = 0
+    while rest and len(out) < limit:
+        key = rest[0]
+        if key in records and held + 1 > math.ceil(cfg.record_share * (len(out) + 1)):
+            key = next((k for k in rest if k not in records), key)
+        rest.remove(key)
+        if key in records:
+            held += 1
+        out.append(key)
+    out += rest
+    if out == order:
+        return order
+    moved = {key for i, key in enumerate(out) if key in records and order.index(key) < i}
+    for prev, key in zip(out, out[1:]):
+        if cands[key].relevance > cands[prev].relevance:
+            cands[key].relevance = cands[prev].relevance
+    for key in moved:
+        cands[key].why.append("records capped")
+    return out
