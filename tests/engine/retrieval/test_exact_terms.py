@@ -91,6 +91,13 @@ def test_routine_runs_are_repeated_successes_and_questions_about_runs_are_told_a
     assert run_key(event("build ok 12")) is None  # too little wording to tell one run from another
     assert asks_about_runs("when did we last run the migration?") and asks_about_runs("did the build pass?")
     assert not asks_about_runs("what does `make build` check before I push?")
+    # "runs" as a noun asks about runs; as a verb it asks what does a job
+    for about in ("how many runs failed this week?", "show the last runs of the migration", "did the nightly runs pass?",
+                  "which commit added the retry?", "who committed the lockfile?"):
+        assert asks_about_runs(about), about
+    for knowledge in ("What CI system runs the pipelines?", "which service runs on port 8080?",
+                      "where does the importer run?", "What is the commit message style?"):
+        assert not asks_about_runs(knowledge), knowledge
 
 
 # ------------------------------------------------------------------ with the real engine

@@ -35,7 +35,9 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 
 # a question about runs themselves: when something last ran, whether it passed, how long it took
 _ABOUT_RUNS = re.compile(
-    r"\b(?:ran|re-?ran|runs|executed|run history|last (?:run|build|deploy|test run)|what happened when"
+    r"\b(?:ran|re-?ran|(?:the|last|latest|recent|previous|earlier|nightly|failed|failing|successful|"
+    r"green|red|flaky|all|many|few|our|those|these|\d+) runs|runs (?:of|were|are|have|had|did)"
+    r"|executed|run history|last (?:run|build|deploy|test run)|what happened when"
     r"|how long did|did (?:the |it |we |i |you |my |our )?[\w-]*\s?(?:pass|fail|succeed|finish|break|run)"
     r"|which commands?|(?:which|what|last) commits?\b(?! messages?\b)|committed)\b", re.I)
 
