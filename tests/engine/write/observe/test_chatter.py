@@ -39,6 +39,16 @@ CHATTER = [
     "the payment-retries branch is getting long, will rebase",
     "my branch is getting stale",
     "ok, gonna squash these commits",
+    # a verdict on the last run and the next move; asking for it again; a slip owned; a pause
+    "looks flaky, re-running",
+    "seems stuck, retrying",
+    "probably a fluke, rerunning now",
+    "can you re-run that?",
+    "could you try it again please",
+    "sorry, typo in my last message",
+    "oops, wrong window",
+    "wait, not yet",
+    "hmm, never mind",
 ]
 
 KNOWLEDGE = [
@@ -73,6 +83,13 @@ KNOWLEDGE = [
     "we rebase the release branch every Monday",
     "the merge bot runs nightly and will rebase open pull requests",  # a fact about the bot
     "the worker restarts at midnight, will clean up stale locks",
+    "looks like the cache is stale, clearing it",  # says what
+    "seems the importer runs twice, checking",  # states something
+    "looks flaky: the e2e suite retries 3 times",
+    "can you re-run the migration on staging?",  # names what
+    "could you retry the deploy with --force?",
+    "sorry, typo: the port is 8443",
+    "wait, the worker needs Redis 7",
     "ok " + "and then the session cache keeps every token for a week " * 2,  # too long to be chatter
 ]
 

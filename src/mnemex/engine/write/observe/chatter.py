@@ -1,7 +1,8 @@
 """Chatter: the lines of a working conversation that carry no knowledge — an acknowledgement
 ("ok, thanks", "sounds good, go ahead"), a greeting or a sign-off, who is out or asked what, or
 the speaker narrating what they are doing right now ("let me check the logs first", "reading
-through the billing code to get oriented"), a proposal to talk or pair some other time ("let's pair
+through the billing code to get oriented", "looks flaky, re-running"), a request to do the last
+thing again ("can you re-run that?"), a slip owned ("sorry, typo"), a proposal to talk or pair some other time ("let's pair
 on the importer later with Dana"), or the speaker's own branch housekeeping ("the retry branch is
 getting long, will rebase").
 
@@ -39,7 +40,7 @@ _OPENER = re.compile(
 _NARRATION = re.compile(
     r"^\W*(?:let me|lemme|let's see|i'?m (?:going to|gonna|about to|looking|checking|reading|trying|"
     r"still)|i'?ll (?:look|check|have a look|take a look|get back|ping|circle back|pick (?:it|this|that) up)|"
-    r"(?:now |still )?(?:reading|looking|checking|opened|opening|trying|re-?running|rerunning|continuing|"
+    r"(?:now |still )?(?:reading|looking|checking|opened|opening|trying|re-?trying|re-?running|rerunning|continuing|"
     r"poking|digging|skimming|browsing|picking (?:up|it up|this up)|starting (?:on|with)|heading (?:out|off)|"
     r"grabbing)\b|(?:coffee|lunch|meeting)\b|be right back|stepping away|"
     r"ignore (?:that|this|the (?:previous|last)|my (?:previous|last)))", _I)
@@ -68,9 +69,19 @@ _KNOWLEDGE = re.compile(r"\b\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
 # what may follow an opener and still say nothing: a remark on "that", a go-ahead, the speaker's next move
 _AFTER_OPENER = re.compile(
     r"^(?:that|it|this|those|go ahead\s*[.!]?$|see you|talk (?:to you )?(?:later|tomorrow)|my (?:bad|mistake)|"
+    r"not yet|never ?mind|nvm|one (?:sec|second|moment|min)|hold on|"
+    r"(?:a )?typo(?: in (?:my|the) (?:last|previous) (?:message|comment|reply))?\s*[.!]?$|"
+    r"wrong (?:window|chat|tab|channel|thread|terminal|branch|paste)\s*[.!]?$|"
     r"will (?:do|check|look|try|pick|continue|resume|finish)|i'?ll (?:check|look|try|be back|continue))\b", _I)
 # ... unless it states something ("thanks, that means billing uses Stripe now")
 _STATES = re.compile(r"\b(?:means|uses|needs|must|should|runs|lives|moved|changed|replaced|requires|depends)\b", _I)
+
+# a verdict with no subject on how the last run looks, then the speaker's next move: "looks flaky,
+# re-running", "seems stuck, retrying" (not "looks like the cache is stale", which says what)
+_VERDICT = re.compile(r"^\W*(?:looks|seems|feels|probably|prob|maybe)\s+(?!like\b)\w+(?:\s+\w+)?\s*[,;:.-]+\s*(?P<then>.+)$", _I)
+# asking for the last thing to be done again, with nothing named: "can you re-run that?"
+_AGAIN = re.compile(r"^\W*(?:can|could|would) you (?:please )?(?:re-?run|retry|try|run|do) (?:that|it|this)"
+                    r"(?: (?:again|once more))?(?: please)?\W*$", _I)
 
 # the speaker reading a file now: "let me read X", "opening X", "looked at X" (a bare "read X" or
 # "check X" is an instruction and stays knowledge)
@@ -99,6 +110,11 @@ def is_chatter(text: str) -> bool:
         return True
     if _COORDINATION.match(body) or _HOUSEKEEPING.search(body):
         return not _STATES.search(body)
+    if _AGAIN.match(body):
+        return True
+    verdict = _VERDICT.match(body)
+    if verdict and _NARRATION.match(verdict.group("then")):
+        return _idle(verdict.group("then"))
     if _NARRATION.match(body):
         # "looking at the logs, the worker runs out of memory" reports a finding after the narration
         _, _, then = body.partition(",")
