@@ -65,6 +65,13 @@ PAIRS: list[tuple[str, str, str]] = [
      "Migrations are now managed by Atlas instead of Alembic.", "S"),
     ("The cron cleanup job runs at 02:00 UTC.",
      "The cleanup cron was moved to 04:30 UTC so it does not overlap the backup.", "S"),
+    # a job or habit switched off, named by what it is or by the words of what it does
+    ("The `reindex-search` job rebuilds the product index every night at 02:00.",
+     "reindex-search is disabled until the cluster upgrade lands; run it by hand if the index drifts.", "S"),
+    ("Coverage reports are uploaded to Codecov on every push.",
+     "We turned off coverage uploads because the Codecov token kept expiring.", "S"),
+    ("A cron job on build-01 prunes old Docker images daily with `prune_images.sh`.",
+     "prune_images.sh has been removed from the crontab; the registry's retention policy handles it now.", "S"),
     # ---- look-alikes: both stay
     ("The API listens on port 8080.",
      "The API exposes Prometheus metrics on port 9100.", "X"),
@@ -126,6 +133,13 @@ PAIRS: list[tuple[str, str, str]] = [
      "The checkout service stores carts in DynamoDB.", "X"),
     ("Password reset tokens expire after 1 hour.",
      "Email verification links expire after 7 days.", "X"),
+    # a switch-off leaves what the thing is as it was, and the places it does not name
+    ("The `reindex-search` job is owned by the search team.",
+     "reindex-search is disabled until the cluster upgrade lands.", "X"),
+    ("The nightly `reindex-search` job runs on staging and production.",
+     "reindex-search is disabled on staging while the cluster is rebuilt.", "X"),
+    ("The `reindex-orders` job rebuilds the order index every night.",
+     "reindex-search is disabled until the cluster upgrade lands.", "X"),
     # ---- restatements: a reminder in other words
     ("Integration tests need the docker compose stack running.",
      "Reminder: the integration tests still need the compose stack up.", "R"),

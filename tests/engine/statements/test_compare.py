@@ -42,6 +42,12 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
     ("Max upload size is 10 MB.", "Max avatar upload size is 2 MB."),
     ("The connect timeout of the payments client is 5 s.", "The read timeout of the payments client is 30 s."),
     ("Staging uses Postgres 15.", "Production uses Postgres 16."),
+    # a switch-off: what the thing is, another place, another job
+    ("The `reindex-search` job is owned by the search team.", "reindex-search is disabled until the cluster upgrade lands."),
+    ("The nightly `reindex-search` job runs on staging and production.",
+     "reindex-search is disabled on staging while the cluster is rebuilt."),
+    ("The `reindex-orders` job rebuilds the order index every night.", "reindex-search is disabled until the cluster upgrade lands."),
+    ("The `reindex-search` job is maintained by Dana.", "The reindex-search job is switched off for the freeze."),
 ])
 def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES
@@ -356,3 +362,20 @@ def test_a_reminders_own_phrase_and_a_v_based_adds_no_word():
     assert "befor" not in read("ledger-sync uses Kotlin, as noted before.").words
     assert "befor" in read("ledger-sync starts before the gateway.").words
     assert compare(old, read("ledger-sync uses Scala, as noted before."), 0.9).relation is not Relation.RESTATES
+
+
+@pytest.mark.parametrize("old,new,similarity", [
+    ("The `reindex-search` job rebuilds the product index every night at 02:00.",
+     "reindex-search is disabled until the cluster upgrade lands; run it by hand if the index drifts.", 0.3),
+    ("Coverage reports are uploaded to Codecov on every push.",
+     "We turned off coverage uploads because the Codecov token kept expiring.", 0.3),
+    ("Pushing a tag triggers `release-notes.yml`, which drafts the GitHub release.",
+     "release-notes.yml is switched off; the release manager drafts the notes by hand for now.", 0.3),
+])
+def test_a_job_switched_off_replaces_what_said_it_runs_even_in_far_wording(old, new, similarity):
+    """The name of the job (or the words of what it does) is the evidence: the rest of the newer
+    statement moves on to why and what to do meanwhile, so its cosine can be low."""
+    verdict = compare(read(old), read(new), similarity)
+    assert verdict.relation is Relation.REPLACES and "switched off" in verdict.reason, verdict
+    # below the least cosine it is about something else
+    assert compare(read(old), read(new), 0.2).relation is not Relation.REPLACES

@@ -86,6 +86,9 @@ class Thresholds:
     """Least shared subject for a negation flip without a cue."""
     maybe: float = 0.4
     """Least aboutness for a possible replacement."""
+    off_similarity: float = 0.25
+    """Least cosine when the newer statement says a job or workflow the older one describes by name was
+    switched off (`switched_off`): the name is the evidence, and the rest of the wording moves on to why."""
 
 
 DEFAULT_THRESHOLDS = Thresholds()
@@ -217,12 +220,16 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     what = _what(e)
     sure = ""
     resets = sorted(k for k, v in new.settings if dict(old.settings).get(k, v) != v)
+    holds = _still_holds(old, new, e)  # a switch-off of what the older statement says about itself, or of part of its places
     if new.restating and not e.left_hit and not (e.came_names or e.came_values):
         cue = 0.0  # "as before", "still", "nothing changed": it says what holds, not what changed
         # (not when it brings a name or value of its own: "... to Slack; the list still gets a copy")
     if resets and about >= limits.maybe:  # one key holds one value: KEY=redis after KEY=database
         sure = f"setting {resets[0]} changed"
-    elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity):
+    elif (off := switched_off(old, new)) and (similarity is None or similarity >= limits.off_similarity):
+        sure = f"{off} switched off"
+    elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity) \
+            and not holds:
         sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
     elif e.named_again and cue >= 0.5 and about >= limits.named_again \
             and (similarity is None or similarity >= limits.left_similarity):
@@ -239,14 +246,14 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif (e.swapped or any(g.kind == c.kind for g in e.gone_values | e.named_again for c in e.came_values)) and same_head \
             and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)
         sure = f"{what} ({_cue_label(new)}; about the same {sorted(new.head)[0]})"
-    elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change \
+    elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change and not holds \
             and (not e.came_names or about >= limits.parallel):  # a new name: only about the very same thing
         sure = f"negation flipped ({_cue_label(new)})"
     elif ((e.typed_change or e.swapped and len(e.came_names) <= 2) and e.subject >= limits.parallel
           and e.reverse >= limits.parallel and not e.extra and not _other_subject(old, new) and not new.restating):
         sure = what
     elif (e.negation_flip and e.subject >= limits.negation and e.reverse >= limits.negation - 0.1
-          and not e.came_names and not new.restating):  # "just to restate: clients never pick IDs" changes nothing
+          and not e.came_names and not new.restating and not holds):  # "just to restate: clients never pick IDs" changes nothing
         sure = "negation flipped"
     elsewhere = _left_elsewhere(old, new, e, new.left_bare)  # the alternative it names is not the older one's
     if sure and _left_elsewhere(old, new, e, _left_named(new)):
@@ -269,6 +276,49 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     if e.negation_flip and about >= limits.maybe + 0.1 and not new.restating:
         return Verdict(Relation.MAY_REPLACE, "negation flipped", about)
     return Verdict(Relation.NONE, "", about)
+
+
+def switched_off(old: Statement, new: Statement) -> str:
+    """The name of what the older statement says runs or recurs ("the `validate-registry` job checks
+    ... on every pull request") that the newer one says was switched off, disabled or removed
+    ("validate-registry is turned off for now"); "" when none. A name the older statement holds
+    counts, or a phrase of two or more words all of which it holds ("asset precompilation"), and
+    only when it describes something that recurs or is triggered: "validate-registry is owned by
+    the data team" still holds after the switch-off."""
+    if not old.recurring or new.restating or (new.places and not old.places <= new.places):
+        return ""  # "disabled on staging" after "runs on staging and production": production still runs
+    held = old.keys | old.parts
+    for terms, whole in new.off:
+        named = sorted((terms | {whole}) & old.names)
+        if named:
+            return named[0]
+        if len(terms) >= 2 and all(_held_word(t, held) for t in terms):  # "asset precompilation" after
+            return " ".join(sorted(terms))                                  # "assets get precompiled on each ..."
+    return ""
+
+
+#: What a thing is rather than what it does: who owns it, what it is written in, where it lives.
+_ATTRIBUTE = re.compile(r"\b(?:(?:is|are|was|were) (?:owned|maintained|written|hosted|documented|kept|stored|defined|configured)"
+                        r"|owns?|maintains?|belongs? to|lives? in|(?:is|are) part of|(?:is|are) in charge)\b", re.I)
+
+
+def _still_holds(old: Statement, new: Statement, e: Evidence) -> bool:
+    """What the newer statement leaves behind is only something it says was switched off, and the
+    older statement still holds: it gives that very thing an attribute a switch-off leaves as it was
+    (`_ATTRIBUTE`: "`reindex-search` is owned by the search team", then "reindex-search is disabled"),
+    or it covers places the switch-off does not ("runs on staging and production", then "disabled on
+    staging")."""
+    off = frozenset(t for terms, whole in new.off for t in terms | {whole})
+    if not off or not e.left_hit <= off:
+        return False
+    partial = bool(new.places) and not old.places <= new.places
+    return partial or (bool(off & old.head) and _ATTRIBUTE.search(old.text) is not None)
+
+
+def _held_word(term: str, held: frozenset[str]) -> bool:
+    """`term` is one of `held`, or the same word with another ending ("precompilation", "precompil")."""
+    return term in held or (len(term) >= 5 and any(len(h) >= 5 and (term.startswith(h) or h.startswith(term))
+                                                   for h in held))
 
 
 def tells_other_change(old: Statement, new: Statement) -> bool:

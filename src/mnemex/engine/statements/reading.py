@@ -165,7 +165,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"(?:automated|automatic|enabled|running|on) again)\b", 0.8, "re-enabled"),
 ))
 STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
-             r"when|while|if|on|in|at|last|this|from)")
+             r"when|while|if|on|in|at|last|this|from|during|before|pending)")
 _SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:[.:][^\s,.;:!?()]+)*)"
          rf"(?:\s+(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+)){{0,4}}?)")
 _END = rf"(?=\s+{STOPPERS}\b|\s*[,.;:!?()]|\s*$)"
@@ -203,6 +203,18 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
 #: The phrases that name the thing left behind as an alternative ("from X to", "instead of X", "replaced X
 #: with", "moved off X"); `left_bare` takes their span when no article or "old" refers to it instead.
 _NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13))
+#: Phrases saying a job, workflow or habit no longer runs ("deploy-staging.yml is disabled",
+#: "turned off the supplier pull cron", "translations:pull has been removed from the scheduler");
+#: group "old" is what stopped. What it names is the older statement's subject, not its value.
+_OFF = tuple(re.compile(rx, re.I) for rx in (
+    rf"\b{_SPAN} (?:is|are|was|were|has been|have been|got|gets) (?:now |temporarily |currently |fully )?"
+    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off|removed|retired|dropped|decommissioned)\b",
+    rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
+))
+#: The older statement describes something that recurs or is triggered (a job, a workflow, a habit):
+#: what a switch-off ends. "X is owned by the data team" holds after X is switched off.
+_RECURRING = re.compile(r"\b(?:every|each|nightly|daily|weekly|hourly|monthly|cron|crontab|timer|schedule[rd]?|"
+                        r"triggers?|triggered|automatically|on (?:push|merge|commit|each|every))\b", re.I)
 _REFERRING = re.compile(r"\b(?:the|a|an|our|its|their|old|previous|former|legacy|existing) $", re.I)
 _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
@@ -254,6 +266,12 @@ def stem(word: str) -> str:
 
 #: Stems of words that say nothing about which setting or component a statement describes.
 GENERIC = frozenset(stem(w) for w in _GENERIC_WORDS) | frozenset(_GENERIC_WORDS)
+
+
+def _span_terms(span: str) -> frozenset[str]:
+    """The names and word stems of a phrase named as left behind or switched off."""
+    found = terms_of(span).all | {normalise_name(t) for t in span.split() if t.lower() not in STOP}
+    return frozenset(t for t in found - GENERIC - CUE_STEMS - STOP if len(t) > 1)
 
 
 def normalise_name(name: str) -> str:
@@ -325,6 +343,11 @@ class Statement:
     "the roster module" names what `Riverchat.Roster` is."""
     restating: bool = False
     """It presents itself as saying again what holds ("still", "as before", "reminder", "nothing changed")."""
+    off: tuple[tuple[frozenset[str], str], ...] = ()
+    """Each phrase it says was switched off, disabled or removed (`_OFF`: a job, a workflow or a habit
+    that no longer runs): its terms, and the phrase as one name."""
+    recurring: bool = False
+    """It describes something that recurs or is triggered ("every PR", "nightly", "a cron job")."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -382,18 +405,19 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     for rx in _LEFT:
         for m in rx.finditer(text):
             span = m.group("old")
-            found = terms_of(span).all | {normalise_name(t) for t in span.split() if t.lower() not in STOP}
-            found = frozenset(t for t in found - GENERIC - CUE_STEMS - STOP if len(t) > 1)
+            found = _span_terms(span)
             if found:
                 spans.append((found, normalise_name(span)))
                 if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
                     bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
+    off = tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in _OFF for m in rx.finditer(text))
     head = terms_of(_head(main_text))
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
-                     left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare), reason=frozenset(reason_only),
+                     left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
+                     off=off, recurring=bool(_RECURRING.search(main_text)), reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
