@@ -136,7 +136,7 @@ def thresholds(config: GateConfig) -> Thresholds:
                       named_again=config.named_again, same_head=config.same_head,
                       min_similarity=config.min_similarity, strong_cue_change=config.strong_cue_change,
                       cued_change=config.cued_change, parallel=config.parallel, negation=config.negation,
-                      maybe=config.maybe)
+                      maybe=config.maybe, off_similarity=config.off_similarity)
 
 
 def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
