@@ -279,13 +279,14 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
 
 
 def switched_off(old: Statement, new: Statement) -> str:
-    """The name of what the older statement says runs or recurs ("the `validate-registry` job checks
-    ... on every pull request") that the newer one says was switched off, disabled or removed
-    ("validate-registry is turned off for now"); "" when none. A name the older statement holds
-    counts, or a phrase of two or more words all of which it holds ("asset precompilation"), and
-    only when it describes something that recurs or is triggered: "validate-registry is owned by
-    the data team" still holds after the switch-off."""
-    if not old.recurring or new.restating or (new.places and not old.places <= new.places):
+    """The name of what the older statement describes ("the `validate-registry` job checks ... on every
+    pull request") that the newer one says was switched off, disabled, removed or stopped
+    ("validate-registry is turned off for now", "no more manual TestFlight uploads"); "" when none.
+    A name the older statement holds counts, or a phrase of two or more words all of which it holds
+    ("asset precompilation" after "assets get precompiled on each web server"). Never when the older
+    statement says what the thing is (`_ATTRIBUTE`: "validate-registry is owned by the data team"
+    holds after the switch-off) or covers places the switch-off does not name."""
+    if new.restating or (new.places and not old.places <= new.places) or _ATTRIBUTE.search(old.text):
         return ""  # "disabled on staging" after "runs on staging and production": production still runs
     held = old.keys | old.parts
     for terms, whole in new.off:

@@ -204,17 +204,22 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
 #: with", "moved off X"); `left_bare` takes their span when no article or "old" refers to it instead.
 _NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13))
 #: Phrases saying a job, workflow or habit no longer runs ("deploy-staging.yml is disabled",
-#: "turned off the supplier pull cron", "translations:pull has been removed from the scheduler");
-#: group "old" is what stopped. What it names is the older statement's subject, not its value.
+#: "turned off the supplier pull cron", "translations:pull has been removed from the scheduler",
+#: "no more manual uploads", "stop the Monday CSV uploads"); group "old" is what stopped. What it
+#: names is what the older statement is about, not a value of it.
 _OFF = tuple(re.compile(rx, re.I) for rx in (
     rf"\b{_SPAN} (?:is|are|was|were|has been|have been|got|gets) (?:now |temporarily |currently |fully )?"
     rf"(?:disabled|switched off|turned off|paused|suspended|halted|off|removed|retired|dropped|decommissioned)\b",
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
+    # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..." (not a step of a procedure:
+    # "stop the dev server before running migrations")
+    rf"^\W*no more {_ART}{_SPAN}{_END}",
+    rf"^\W*(?:stop|we stopped|stopped) {_ART}{_SPAN}{_END}",
 ))
-#: The older statement describes something that recurs or is triggered (a job, a workflow, a habit):
-#: what a switch-off ends. "X is owned by the data team" holds after X is switched off.
-_RECURRING = re.compile(r"\b(?:every|each|nightly|daily|weekly|hourly|monthly|cron|crontab|timer|schedule[rd]?|"
-                        r"triggers?|triggered|automatically|on (?:push|merge|commit|each|every))\b", re.I)
+#: ... unless the statement is a procedure: "stop the dev server before running migrations", "stop the
+#: seed job first, then reset the database".
+_STEP = re.compile(r"\b(?:first|then|before|after|once)\b", re.I)
+_STOP_FORM = _OFF[-1]
 _REFERRING = re.compile(r"\b(?:the|a|an|our|its|their|old|previous|former|legacy|existing) $", re.I)
 _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
@@ -346,8 +351,6 @@ class Statement:
     off: tuple[tuple[frozenset[str], str], ...] = ()
     """Each phrase it says was switched off, disabled or removed (`_OFF`: a job, a workflow or a habit
     that no longer runs): its terms, and the phrase as one name."""
-    recurring: bool = False
-    """It describes something that recurs or is triggered ("every PR", "nightly", "a cron job")."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -411,13 +414,14 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                 if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
                     bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
-    off = tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in _OFF for m in rx.finditer(text))
+    off = tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in _OFF for m in rx.finditer(text)
+                if rx is not _STOP_FORM or not _STEP.search(text))
     head = terms_of(_head(main_text))
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
-                     off=off, recurring=bool(_RECURRING.search(main_text)), reason=frozenset(reason_only),
+                     off=off, reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
