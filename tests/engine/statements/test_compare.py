@@ -51,6 +51,8 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
     # "stop X before/after ..." is a step of a procedure, not a switch-off
     ("The dev server runs on port 3000 and restarts on file changes.", "Stop the dev server before running migrations."),
     ("The seed job loads fixtures into the local database.", "Stop the seed job first, then reset the database."),
+    # "off by default" is a setting, not a switch-off
+    ("The `dark-mode` flag is on for beta users in every release.", "dark-mode is off by default."),
 ])
 def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES

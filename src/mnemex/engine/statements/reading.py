@@ -209,10 +209,11 @@ _NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13))
 #: names is what the older statement is about, not a value of it.
 _OFF = tuple(re.compile(rx, re.I) for rx in (
     rf"\b{_SPAN} (?:is|are|was|were|has been|have been|got|gets) (?:now |temporarily |currently |fully )?"
-    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off|removed|retired|dropped|decommissioned)\b",
+    # a bare "off" only as a switch-off for now ("X is off for now"), not a default ("X is off by default")
+    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until)|removed|"
+    rf"retired|dropped|decommissioned)\b",
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
-    # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..." (not a step of a procedure:
-    # "stop the dev server before running migrations")
+    # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..."
     rf"^\W*no more {_ART}{_SPAN}{_END}",
     rf"^\W*(?:stop|we stopped|stopped) {_ART}{_SPAN}{_END}",
 ))
