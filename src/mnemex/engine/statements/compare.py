@@ -87,8 +87,9 @@ class Thresholds:
     maybe: float = 0.4
     """Least aboutness for a possible replacement."""
     off_similarity: float = 0.25
-    """Least cosine when the newer statement says a job or workflow the older one describes by name was
-    switched off (`switched_off`): the name is the evidence, and the rest of the wording moves on to why."""
+    """Least cosine when the newer statement says a job, workflow or habit the older one describes was
+    switched off, removed or stopped (`switched_off`): the name is the evidence, and the rest of the
+    wording moves on to why."""
 
 
 DEFAULT_THRESHOLDS = Thresholds()
@@ -278,6 +279,17 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     return Verdict(Relation.NONE, "", about)
 
 
+#: What a thing is rather than what it does: who owns it, what it is written in, where it lives.
+_ATTRIBUTE = re.compile(r"\b(?:(?:is|are|was|were) (?:owned|maintained|written|hosted|documented|kept|stored|defined|configured)"
+                        r"|owns?|maintains?|belongs? to|lives? in|(?:is|are) part of|(?:is|are) in charge)\b", re.I)
+
+
+def _fewer_places(old: Statement, new: Statement) -> bool:
+    """The newer statement names places and the older one covers more ("disabled on staging" after
+    "runs on staging and production": production still runs)."""
+    return bool(new.places) and not old.places <= new.places
+
+
 def switched_off(old: Statement, new: Statement) -> str:
     """The name of what the older statement describes ("the `validate-registry` job checks ... on every
     pull request") that the newer one says was switched off, disabled, removed or stopped
@@ -286,8 +298,8 @@ def switched_off(old: Statement, new: Statement) -> str:
     ("asset precompilation" after "assets get precompiled on each web server"). Never when the older
     statement says what the thing is (`_ATTRIBUTE`: "validate-registry is owned by the data team"
     holds after the switch-off) or covers places the switch-off does not name."""
-    if new.restating or (new.places and not old.places <= new.places) or _ATTRIBUTE.search(old.text):
-        return ""  # "disabled on staging" after "runs on staging and production": production still runs
+    if new.restating or _fewer_places(old, new) or _ATTRIBUTE.search(old.text):
+        return ""
     held = old.keys | old.parts
     for terms, whole in new.off:
         named = sorted((terms | {whole}) & old.names)
@@ -296,11 +308,6 @@ def switched_off(old: Statement, new: Statement) -> str:
         if len(terms) >= 2 and all(_held_word(t, held) for t in terms):  # "asset precompilation" after
             return " ".join(sorted(terms))                                  # "assets get precompiled on each ..."
     return ""
-
-
-#: What a thing is rather than what it does: who owns it, what it is written in, where it lives.
-_ATTRIBUTE = re.compile(r"\b(?:(?:is|are|was|were) (?:owned|maintained|written|hosted|documented|kept|stored|defined|configured)"
-                        r"|owns?|maintains?|belongs? to|lives? in|(?:is|are) part of|(?:is|are) in charge)\b", re.I)
 
 
 def _still_holds(old: Statement, new: Statement, e: Evidence) -> bool:
@@ -312,8 +319,7 @@ def _still_holds(old: Statement, new: Statement, e: Evidence) -> bool:
     off = frozenset(t for terms, whole in new.off for t in terms | {whole})
     if not off or not e.left_hit <= off:
         return False
-    partial = bool(new.places) and not old.places <= new.places
-    return partial or (bool(off & old.head) and _ATTRIBUTE.search(old.text) is not None)
+    return _fewer_places(old, new) or (bool(off & old.head) and _ATTRIBUTE.search(old.text) is not None)
 
 
 def _held_word(term: str, held: frozenset[str]) -> bool:

@@ -215,12 +215,11 @@ _OFF = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
     # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..."
     rf"^\W*no more {_ART}{_SPAN}{_END}",
-    rf"^\W*(?:stop|we stopped|stopped) {_ART}{_SPAN}{_END}",
 ))
-#: ... unless the statement is a procedure: "stop the dev server before running migrations", "stop the
-#: seed job first, then reset the database".
+#: "Stop X" is a switch-off too, unless the statement is a procedure (`_STEP`): "stop the dev server
+#: before running migrations", "stop the seed job first, then reset the database".
+_STOPPED = re.compile(rf"^\W*(?:stop|we stopped|stopped) {_ART}{_SPAN}{_END}", re.I)
 _STEP = re.compile(r"\b(?:first|then|before|after|once)\b", re.I)
-_STOP_FORM = _OFF[-1]
 _REFERRING = re.compile(r"\b(?:the|a|an|our|its|their|old|previous|former|legacy|existing) $", re.I)
 _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
@@ -415,8 +414,8 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                 if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
                     bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
-    off = tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in _OFF for m in rx.finditer(text)
-                if rx is not _STOP_FORM or not _STEP.search(text))
+    off_forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
+    off = tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in off_forms for m in rx.finditer(text))
     head = terms_of(_head(main_text))
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
