@@ -136,8 +136,9 @@ class MemoryEngine:
         self.blocks = MemoryBlocks(journal, lock=self._lock, before_write=self._ensure_space, config=blocks,
                                    redaction=redaction, default_project=default_project)
         self._purger = Purger(store, self.vocabulary, journal)
-        with self._lock:  # before anything can read what an interrupted purge left behind
+        with self._lock:  # before anything can read what an interrupted purge or supersede left behind
             self._purger.resume()
+            self.writer.resume()
         self.upkeep.start_vocabulary_build()
         self.upkeep.start_payload_upgrade()
 

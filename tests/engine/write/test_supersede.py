@@ -243,3 +243,45 @@ def test_the_seed_gate_still_merges_an_overlapping_statement(settings, engine):
                  [(held, 0.8)], SEED_GATE)
     assert out.action == WriteAction.UPDATED and out.target.id == held.id
     assert isinstance(held, Memory)
+
+
+@pytest.mark.parametrize("cut", ["after the newer statement is stored", "before it is stored"])
+def test_a_supersede_cut_short_is_finished_or_undone_on_the_next_open(settings, embedder, monkeypatch, cut):
+    """A crash between storing the newer statement and marking what it replaces would leave both
+    current; the next open finishes the supersede (or, when nothing was stored, leaves all as it was)."""
+    from mnemex.engine.factory import build_engine
+    from mnemex.engine.write.replacing import Replacements
+
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    old = remember(engine, "The billing service listens on port 8443.")
+    other = remember(engine, "Billing health checks hit /healthz every 10 seconds.")
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt("killed")
+
+    if cut.startswith("after"):
+        monkeypatch.setattr(Replacements, "_mark", crash)
+    else:
+        monkeypatch.setattr(engine.writer._replacing, "_store_points", crash)
+    with pytest.raises(KeyboardInterrupt):
+        remember(engine, "Billing now listens on port 9443.", supersedes=[old.id, other.id])
+    monkeypatch.undo()
+    assert engine.journal.pending_supersedes()
+    engine.close()
+
+    engine = build_engine(settings, default_project="/work/proj", embedder=embedder)
+    try:
+        newer = [m for m in engine.export() if "9443" in m.content]
+        olds = engine.recall([old.id, other.id], touch=False)
+        if cut.startswith("after"):
+            assert len(newer) == 1 and newer[0].status == MemoryStatus.ACTIVE
+            assert set(newer[0].supersedes) == {old.id, other.id}
+            assert all(m.status == MemoryStatus.SUPERSEDED and m.superseded_by == newer[0].id for m in olds)
+            assert [o.actor for o in engine.journal.ops(old.id) if o.op == "supersede"] == ["recovery"]
+        else:
+            assert newer == [] and all(m.status == MemoryStatus.ACTIVE for m in olds)
+        assert engine.journal.pending_supersedes() == []
+        found = engine.search("which port does billing listen on?", limit=3)
+        assert sum(r.memory.id == old.id for r in found) == (0 if cut.startswith("after") else 1)
+    finally:
+        engine.close()

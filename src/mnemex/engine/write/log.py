@@ -4,7 +4,7 @@ row, content version, entity index, relations with pruning); `NoLog` records not
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from mnemex.models import Memory, Provenance
 
@@ -19,6 +19,15 @@ class WriteLog(Protocol):
     def skipped(self, held_by: Memory, by: Provenance, *, reason: str) -> None:
         """A statement was not stored: `held_by` already says it (its text is not kept)."""
 
+    def begin_supersede(self, new_id: str, target_ids: Sequence[str]) -> None:
+        """`new_id` is about to replace `target_ids`: remembered until `end_supersede`, across a crash."""
+
+    def end_supersede(self, new_id: str) -> None:
+        """Every memory `new_id` replaces is marked."""
+
+    def pending_supersedes(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(newer id, the ids it replaces) of every supersede begun and not ended."""
+
 
 class NoLog:
     def wrote(self, op: str, before: Memory | None, after: Memory, by: Provenance, *, reason: str = "") -> None:
@@ -29,6 +38,15 @@ class NoLog:
 
     def skipped(self, held_by: Memory, by: Provenance, *, reason: str) -> None:
         pass
+
+    def begin_supersede(self, new_id: str, target_ids: Sequence[str]) -> None:
+        pass
+
+    def end_supersede(self, new_id: str) -> None:
+        pass
+
+    def pending_supersedes(self) -> list[tuple[str, tuple[str, ...]]]:
+        return []
 
 
 class JournalLog:
@@ -58,6 +76,15 @@ class JournalLog:
     def linked(self, src: str, dst: str, relation: str, weight: float) -> None:
         self.journal.add_relation(src, dst, relation, weight)
         self.journal.prune_relations(src, self._relations_per_memory)
+
+    def begin_supersede(self, new_id: str, target_ids: Sequence[str]) -> None:
+        self.journal.begin_supersede(new_id, target_ids)
+
+    def end_supersede(self, new_id: str) -> None:
+        self.journal.end_supersede(new_id)
+
+    def pending_supersedes(self) -> list[tuple[str, tuple[str, ...]]]:
+        return self.journal.pending_supersedes()
 
 
 def who(by: Provenance, project: str | None) -> dict[str, Any] | None:

@@ -343,6 +343,10 @@ class WritePath:
             except Exception as exc:  # the memories are stored; only query expansion misses their words
                 log.warning("vocabulary update failed (memories are stored): %s", exc)
 
+    def resume(self) -> list[str]:
+        """Finish the supersedes a crash cut short (`Replacements.resume`); the newer memories' ids."""
+        return self._replacing.resume()
+
     # -------------------------------------------------------------- editing
     def replace(self, before: Memory, after: Memory, *, op: str, reembed: bool,
                 by: Provenance | None = None, reason: str = "") -> Memory:

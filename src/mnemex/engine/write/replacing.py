@@ -14,6 +14,7 @@ newer one first and mark the older one as possibly outdated.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Callable, Sequence
 
@@ -26,6 +27,10 @@ from mnemex.models import Memory, MemoryStatus, Provenance, ReplaceCandidate, Sc
 from mnemex.store.base import MemoryStore
 
 PREVIEW_CHARS = 120
+#: Who finishes, on open, a supersede a crash cut short.
+RECOVERY = Provenance(source="recovery")
+
+log = logging.getLogger(__name__)
 
 StorePoints = Callable[[Sequence[tuple[Memory, Sequence[float], str]]], None]
 Replace = Callable[..., Memory]
@@ -112,8 +117,10 @@ class Replacements:
         now = self._clock()
         after = held.model_copy(update={"supersedes": tuple(dict.fromkeys((*held.supersedes, *(t.id for t in targets)))),
                                         "updated_at": now})
+        self._log.begin_supersede(held.id, [t.id for t in targets])
         self._replace(held, after, op="supersede", reembed=False, by=by)
         self._mark(after, targets, by=by)
+        self._log.end_supersede(held.id)
         return WriteOutcome(action=WriteAction.SUPERSEDED, id=held.id, affected_ids=tuple(t.id for t in targets),
                             reason=f"{why}; {note}")
 
@@ -133,12 +140,38 @@ class Replacements:
         """Store `memory` as the current statement and mark each of `targets` superseded by it."""
         new = memory.model_copy(update={"supersedes": tuple(t.id for t in targets)})
         new = self._with_candidates(new, candidates)
+        # recorded first: a crash after the newer statement is stored and before every older one
+        # is marked would leave both current; the next open finishes it (`resume`)
+        self._log.begin_supersede(new.id, [t.id for t in targets])
         self._store_points([(new, vector, text)])
         self._log.wrote("create", None, new, new.provenance)
         self._mark(new, targets, by=by)
+        self._log.end_supersede(new.id)
         self.flag(new, candidates)
         return WriteOutcome(action=WriteAction.SUPERSEDED, id=new.id, affected_ids=tuple(t.id for t in targets),
                             reason=reason, candidates=replace_candidates(candidates))
+
+    def resume(self) -> list[str]:
+        """Finish every supersede a crash cut short: when the newer memory was stored and is
+        current, the older ones still current are marked superseded by it (and named in its
+        `supersedes`); when it was never stored, nothing changed. The ids of the newer memories."""
+        done = []
+        for new_id, target_ids in self._log.pending_supersedes():
+            found = {h.id: h.memory for h in self._store.retrieve([new_id, *target_ids])}
+            new = found.get(new_id)
+            if new is not None and new.status == MemoryStatus.ACTIVE:
+                targets = [found[t] for t in target_ids if t in found and found[t].status == MemoryStatus.ACTIVE]
+                if targets:
+                    log.warning("finishing the supersede by %s of %d memories, cut short by a crash", new_id,
+                                len(targets))
+                    missing = tuple(t.id for t in targets if t.id not in new.supersedes)
+                    if missing:
+                        new = self._replace(new, new.model_copy(update={"supersedes": (*new.supersedes, *missing)}),
+                                            op="supersede", reembed=False, by=RECOVERY)
+                    self._mark(new, targets, by=RECOVERY)
+                    done.append(new_id)
+            self._log.end_supersede(new_id)
+        return done
 
     def store_new(self, memory: Memory, vector: Sequence[float], text: str, *, contradicts: Sequence[Memory] = (),
                   candidates: Sequence[Candidate] = ()) -> Memory:

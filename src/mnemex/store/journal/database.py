@@ -23,7 +23,7 @@ from mnemex.store.journal.packing import pack, unpack
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -81,6 +81,11 @@ _MIGRATIONS = {
         "last_at TEXT NOT NULL, PRIMARY KEY (project, tool, key))",
         "CREATE TABLE IF NOT EXISTS capture_learnt (source TEXT PRIMARY KEY, memory_id TEXT NOT NULL, "
         "digest TEXT NOT NULL, at TEXT NOT NULL)")),
+    # Version 6: supersedes in progress, so a newer statement stored just before a crash still
+    # replaces what it said it replaces (never left current beside it).
+    6: ("supersedes in progress", (
+        "CREATE TABLE IF NOT EXISTS pending_supersedes (new_id TEXT PRIMARY KEY, targets TEXT NOT NULL, "
+        "requested_at TEXT NOT NULL)",)),
 }
 
 
