@@ -238,8 +238,9 @@ def test_version_1_journal_is_migrated(tmp_path):
     """)
     raw.close()
     j = Journal(path, clock=Clock())
-    assert j.schema_version() == SCHEMA_VERSION == 5
+    assert j.schema_version() == SCHEMA_VERSION == 6
     assert j.pending_purges() == []  # version 3: the purges table exists
+    assert j.pending_supersedes() == []  # version 6: supersedes in progress
     assert j.blocks([""]) == []  # version 4: the blocks tables exist
     assert j.entity_hub("postgres") == ["m1"] and j.entity_hub("service:postgres") == ["m1"]
     j.close()
