@@ -231,6 +231,7 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
                                 [r.memory.content[:90] for r in got[:3]]))
     look: list[bool] = []
     look1: list[bool] = []
+    lookalike_misses: list[tuple] = []
     by_kind: dict[str, list[bool]] = defaultdict(list)
     for s in data["separate"]:
         flt = engine.default_filter(project=s["project"])
@@ -239,6 +240,9 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
             hit = any(q["answer"].lower() in r.memory.content.lower() for r in got)
             look.append(hit)
             look1.append(bool(got) and q["answer"].lower() in got[0].memory.content.lower())
+            if not look1[-1]:
+                lookalike_misses.append((s["id"], s["kind"], q["question"], q["answer"],
+                                         [(r.memory.content[:90], r.why[-2:]) for r in got[:2]]))
             by_kind[s["kind"]].append(hit)
     n = len(recs)
     return {"questions": n, "r1": sum(r["r1"] for r in recs) / n, "r5": sum(r["r5"] for r in recs) / n,
@@ -246,7 +250,7 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
             "stale_returned": sum(r["stale_returned"] for r in recs) / n, "stale_marked": marked,
             "lookalike_r5": sum(look) / len(look), "lookalike_r1": sum(look1) / len(look1), "lookalike_by_kind": {k: f"{sum(v)}/{len(v)}" for k, v in
                                                                            sorted(by_kind.items())},
-            "misses": stale_cases}
+            "misses": stale_cases, "lookalike_misses": lookalike_misses}
 
 
 def evaluate(data: dict[str, Any], data_dir: Path, *, gate: GateConfig = DEFAULT_GATE, informed: bool = False,
@@ -325,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"look-alike damaged {item}/{step} [{kind}]: {out.action} {out.reason[:100]}")
             for case in next(iter(res["read"].values()))["misses"]:
                 print("read miss", case)
+            for case in next(iter(res["read"].values()))["lookalike_misses"]:
+                print("look-alike R@1 miss", case)
     return 0
 
 
