@@ -12,7 +12,7 @@ from pathlib import Path
 import mnemex
 
 RANK = {
-    "config": 0, "models": 0, "errors": 0, "projects": 0, "private": 0, "userdirs": 0, "heap": 0,
+    "config": 0, "models": 0, "errors": 0, "projects": 0, "private": 0, "userdirs": 0, "heap": 0, "sqlite_files": 0,
     "store": 1, "embed": 1,
     "engine": 2,
     "strategies": 3, "views": 3, "render": 3, "importers": 3,

@@ -123,5 +123,44 @@ def run_doctor() -> int:
 
     rep.check("store", store,
               "if another model embedded the store, set embedding.model back; if it is locked, stop the other process")
+    _check_files(rep, settings, running=bool(status.get("running")))
     print("all checks passed" if not rep.failed else f"{rep.failed} check(s) failed")
     return 0 if not rep.failed else 1
+
+
+def _check_files(rep: Report, settings, *, running: bool) -> None:
+    """The journal and the vocabulary read whole (`PRAGMA quick_check`); a damaged one is set aside
+    and started afresh (the journal with what is still readable of it). Then the files set aside,
+    now or before, are named: only a person can decide to delete them."""
+    from mnemex.sqlite_files import file_problems, set_aside, set_aside_files
+
+    if running:
+        rep.line(OK, "journal and vocabulary", "in use by the daemon: stop it (mnemex daemon stop) to check them")
+    elif settings.journal_path.exists() or settings.vocabulary_path.exists():
+        notes = []
+        if settings.journal_path.exists():
+            from mnemex.store.journal import Journal
+
+            journal = Journal(settings.journal_path, level=settings.audit.level)
+            try:
+                found, recovered = journal.check(), journal.recovered
+            finally:
+                journal.close()
+            if recovered is not None:
+                aside, counts = recovered
+                notes.append(f"the journal was damaged ({found[0] if found else 'unreadable'}): set aside as "
+                             f"{aside.name}, a fresh one holds the {sum(counts.values())} rows still readable")
+        vocabulary = settings.vocabulary_path
+        if vocabulary.exists() and (found := file_problems(vocabulary)):
+            aside = set_aside(vocabulary)
+            notes.append(f"the vocabulary was damaged ({found[0]}): set aside as {aside.name}, built again on the "
+                         "next start")
+        if notes:
+            rep.line(WARN, "journal and vocabulary", "; ".join(notes))
+        else:
+            rep.line(OK, "journal and vocabulary", "read whole, sound")
+    aside = set_aside_files(settings.data_dir)
+    if aside:
+        rep.line(WARN, "damaged files set aside", ", ".join(p.name for p in aside),
+                 "they may hold memory text (also of memories purged since): recover what you miss with "
+                 "`sqlite3 FILE .recover`, then delete them")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -161,4 +162,78 @@ def test_a_store_made_by_another_model_is_refused_and_kept(tmp_path) -> None:
     with pytest.raises(DaemonError, match="bge-small"):
         store.start(timeout=60)
     identity.write_text(original)
+    _assert_all_present(store, ids)
+
+
+def _garble(path: Path, *, at: float, size: int) -> None:
+    """Overwrite `size` bytes of `path` from `at` (a share of its length) with a constant, as a
+    stray write would: the file keeps its length."""
+    data = bytearray(path.read_bytes())
+    start = int(len(data) * at)
+    data[start:start + size] = b"\x5a" * min(size, len(data) - start)
+    path.write_bytes(bytes(data))
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
+def test_a_damaged_journal_or_vocabulary_is_set_aside_and_the_memories_still_serve(tmp_path) -> None:
+    """The journal's first page overwritten (no SQLite file any more), then the vocabulary cut
+    short: every command still works on the memories (they live in the store), the damaged file
+    is kept under a new name and named by `mnemex doctor`; nothing is deleted."""
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    assert _cli(store, "block", "append", "user", "Prefers small pull requests").returncode == 0
+    journal = store.settings.journal_path
+    _garble(journal, at=0.0, size=4096)
+    done = _cli(store, "search", "webhooks", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "is damaged" in done.stderr and "set aside as" in done.stderr and "Traceback" not in done.stderr
+    assert json.loads(done.stdout)[0]["id"] == ids[0]
+    aside = sorted(store.data_dir.glob("mnemex.journal.sqlite3.damaged-*"))
+    assert [p.name for p in aside if not p.name.endswith(("-wal", "-shm"))], aside
+    _assert_all_present(store, ids)
+
+    vocabulary = store.settings.vocabulary_path
+    vocabulary.write_bytes(vocabulary.read_bytes()[:3000])
+    done = _cli(store, "search", "webhooks", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "vocabulary" in done.stderr and "built again" in done.stderr
+    assert list(store.data_dir.glob("mnemex.vocabulary.sqlite3.damaged-*"))
+    doctor = _cli(store, "doctor")
+    assert doctor.returncode == 0, doctor.stdout
+    assert "damaged files set aside" in doctor.stdout and "mnemex.journal.sqlite3.damaged-" in doctor.stdout
+    assert "mnemex.vocabulary.sqlite3.damaged-" in doctor.stdout
+    assert _cli(store, "add", "A fact written after the repair").returncode == 0
+
+
+def test_a_damaged_page_inside_the_journal_is_one_line_then_doctor_salvages_what_it_can(tmp_path) -> None:
+    """A page in the middle of the journal overwritten: the file still opens, a command that reads
+    that page says so in one line; `mnemex doctor` reads the whole file, sets it aside and keeps
+    every row still readable (here the core memory block); the daemon then serves as before."""
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    assert _cli(store, "block", "append", "user", "Prefers small pull requests").returncode == 0
+    journal = store.settings.journal_path
+    con = sqlite3.connect(journal)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = con.execute("PRAGMA page_size").fetchone()[0]
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'ops'").fetchone()[0]
+    con.close()
+    data = bytearray(journal.read_bytes())  # the audit rows' root page, as a stray write would leave it
+    data[(root - 1) * page_size:root * page_size] = b"\x5a" * page_size
+    journal.write_bytes(bytes(data))
+    broken = _cli(store, "history", ids[0])
+    assert broken.returncode == 1
+    _one_clear_line(broken.stderr, "damaged", "mnemex doctor")
+    doctor = _cli(store, "doctor")
+    assert doctor.returncode == 0, doctor.stdout
+    assert "the journal was damaged" in doctor.stdout and "rows still readable" in doctor.stdout
+    blocks = _cli(store, "blocks")
+    assert blocks.returncode == 0 and "Prefers small pull requests" in blocks.stdout
+    store.start()
+    try:
+        found = store.call("search_memory", {"query": "how are webhooks retried?"})
+        assert found["results"][0]["id"] == ids[0]
+    finally:
+        store.stop()
     _assert_all_present(store, ids)

@@ -45,6 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
+        from mnemex.sqlite_files import is_damage
+
+        if is_damage(exc):  # a page found damaged after the file opened
+            print(f"mnemex: a data file is damaged ({exc}): run `mnemex doctor` (with the daemon stopped), which "
+                  "sets it aside and starts a fresh one; the memories in the store are not affected", file=sys.stderr)
+            return 1
         pydantic = sys.modules.get("pydantic")
         if pydantic is None or not isinstance(exc, pydantic.ValidationError):
             raise

@@ -26,6 +26,7 @@ import numpy as np
 
 from mnemex.embed.dense import DenseEmbedder
 from mnemex.embed.sparse import SparseEncoder, plain_words
+from mnemex.sqlite_files import is_damage, set_aside
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +63,25 @@ class Vocabulary:
         self._db: sqlite3.Connection | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.execute("PRAGMA secure_delete=ON")  # pruned words must not linger in free pages
-            self._db.executescript(_SCHEMA)
-            self._load()
+            try:
+                self._open(path)
+            except sqlite3.DatabaseError as exc:
+                if not is_damage(exc):
+                    raise
+                self.close()
+                self.clear()  # whatever was read before the damage showed
+                aside = set_aside(path)
+                log.warning("the vocabulary file %s is damaged (%s): set aside as %s; it is built again from the "
+                            "store (query expansion misses the store's words until then)", path, exc, aside.name)
+                self._open(path)
+
+    def _open(self, path: Path) -> None:
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.execute("PRAGMA secure_delete=ON")  # pruned words must not linger in free pages
+        self._db.executescript(_SCHEMA)
+        self._load()
 
     # ------------------------------------------------------------------ state
     def __len__(self) -> int:

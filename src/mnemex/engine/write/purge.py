@@ -10,12 +10,14 @@ store serves anything.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from mnemex.embed.vocabulary import Vocabulary
 from mnemex.engine.write.path import embedding_text
 from mnemex.errors import NotFoundError
 from mnemex.models import Memory, MemoryFilter, ValidityMode
+from mnemex.sqlite_files import set_aside_files
 from mnemex.store.base import MemoryStore, VectorQuery
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,11 @@ class Purger:
         self._vocabulary.prune(texts, self._token_in_use)
         if self._journal is not None:
             self._journal.purge(memory_id, actor=actor)
+            aside = set_aside_files(Path(self._journal.path).parent)
+            if aside:  # a damaged file cannot be scrubbed; only its owner can decide to delete it
+                log.warning("purged %s, but %d damaged file(s) set aside earlier may still hold its text (%s): "
+                            "delete them once nothing in them is missed", memory_id, len(aside),
+                            ", ".join(p.name for p in aside))
 
     def resume(self) -> list[str]:
         """Finish every purge a crash interrupted; their ids."""

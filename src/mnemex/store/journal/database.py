@@ -9,6 +9,7 @@ readers run beside the single writer; this process's writers take turns on a loc
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -17,8 +18,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from mnemex.errors import InvalidInputError, StorageFullError
+from mnemex.sqlite_files import is_damage, problems, salvage, set_aside
 from mnemex.models import utcnow
 from mnemex.store.journal.packing import pack, unpack
+
+log = logging.getLogger(__name__)
 
 TOMBSTONE = "[purged]"
 AUDIT_LEVELS = ("off", "writes", "reads", "verbose")
@@ -134,7 +138,17 @@ class Database:
         # write slept up to 100 ms more than the write took. busy_timeout still orders other processes.
         self._writer = threading.RLock()
         self._closed = False
+        #: (where a damaged journal was set aside, {table: rows salvaged from it}) when this open found one
+        self.recovered: tuple[Path, dict[str, int]] | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._prepare()
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise
+            self._recover(exc)
+
+    def _prepare(self) -> None:
         self._conn().executescript(_SCHEMA)  # idempotent DDL, so concurrent openers are fine
         with self._tx() as con:
             con.execute("INSERT OR IGNORE INTO schema_version VALUES (?, ?, ?)",
@@ -145,6 +159,36 @@ class Database:
                 for sql in statements:
                     con.execute(sql)
                 con.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, description, self._now()[0]))
+
+    def check(self) -> list[str]:
+        """What `PRAGMA quick_check` finds wrong (it reads the whole file, so only `mnemex doctor`
+        asks); when anything, the file is set aside and a fresh one started, as at open (`recovered`)."""
+        found = problems(self._conn())
+        if found:
+            self._recover(sqlite3.DatabaseError(found[0]))
+        return found
+
+    def _recover(self, exc: sqlite3.DatabaseError) -> None:
+        """The journal file is damaged: set it aside (never deleted), start a fresh one and copy into
+        it what can still be read (audit rows, versions, relations, blocks, purges in progress ...).
+        The memories themselves live in the store and are not touched."""
+        with self._guard:
+            for con in self._all:
+                con.close()
+            self._all.clear()
+        self._local = threading.local()
+        aside = set_aside(self.path)
+        self._prepare()
+        with self._tx() as con:
+            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                                "AND name NOT IN ('schema_version', 'sqlite_sequence')")]
+            counts = salvage(aside, con, tables)
+        self.recovered = (aside, counts)
+        log.warning("the journal %s is damaged (%s): set aside as %s and a fresh one started with the %d rows "
+                    "still readable (%s); the memories in the store are intact. Audit history, versions, relations "
+                    "or core memory blocks beyond those rows are only in the set-aside file", self.path, exc,
+                    aside.name, sum(counts.values()),
+                    ", ".join(f"{t} {n}" for t, n in counts.items() if n) or "none")
 
     # ------------------------------------------------------------ connections
     def _conn(self) -> sqlite3.Connection:
