@@ -225,6 +225,13 @@ def test_a_damaged_page_inside_the_journal_is_one_line_then_doctor_salvages_what
     broken = _cli(store, "history", ids[0])
     assert broken.returncode == 1
     _one_clear_line(broken.stderr, "damaged", "mnemex doctor")
+    store.start()  # the daemon opens it too, and a tool that reads the page says what to do
+    try:
+        with pytest.raises(DaemonError, match="damaged.*mnemex doctor"):
+            store.call("memory_history", {"id": ids[0]})
+        assert store.call("search_memory", {"query": "how are webhooks retried?"})["results"][0]["id"] == ids[0]
+    finally:
+        store.stop()
     doctor = _cli(store, "doctor")
     assert doctor.returncode == 0, doctor.stdout
     assert "the journal was damaged" in doctor.stdout and "rows still readable" in doctor.stdout
