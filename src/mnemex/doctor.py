@@ -105,6 +105,8 @@ def run_doctor() -> int:
 
     rep.check("daemon", daemon, "mnemex daemon stop; then check the log in the data dir's run/ folder")
 
+    _check_files(rep, settings, running=bool(status.get("running")))  # first: the store check reads the journal
+
     def store() -> str:
         if status.get("running"):
             stats = daemon_client.call_tool(settings, "memory_stats", {})
@@ -115,15 +117,21 @@ def run_doctor() -> int:
         try:
             stats = engine.upkeep.stats()
             outdated = engine.store.outdated()
+            readable = sum(1 for _ in engine.export())  # every payload read back
+            known = engine.journal.count_last_states() if engine.journal is not None and not settings.store.url else 0
         finally:
             engine.close()
+        if readable < known:
+            raise RuntimeError(f"the store reads back {readable} memories where the journal holds {known}: "
+                               f"{known - readable} are missing from the store (its files are damaged)")
         where = settings.store.url or settings.store_dir
         note = "; kept in an older format: `mnemex reindex` rebuilds it (less memory)" if outdated else ""
-        return f"{where}: {stats['memories_current']} current / {stats['memories_total']} total memories{note}"
+        return f"{where}: {stats['memories_current']} current / {stats['memories_total']} total memories, all readable{note}"
 
     rep.check("store", store,
-              "if another model embedded the store, set embedding.model back; if it is locked, stop the other process")
-    _check_files(rep, settings, running=bool(status.get("running")))
+              "if another model embedded the store, set embedding.model back; if it is locked, stop the other process; "
+              "if its files are damaged or memories are missing: `mnemex recover` rebuilds it from the journal "
+              "(the damaged store is kept)")
     print("all checks passed" if not rep.failed else f"{rep.failed} check(s) failed")
     return 0 if not rep.failed else 1
 
@@ -161,6 +169,6 @@ def _check_files(rep: Report, settings, *, running: bool) -> None:
             rep.line(OK, "journal and vocabulary", "read whole, sound")
     aside = set_aside_files(settings.data_dir)
     if aside:
-        rep.line(WARN, "damaged files set aside", ", ".join(p.name for p in aside),
+        rep.line(WARN, "damaged files set aside", ", ".join(str(p.relative_to(settings.data_dir)) for p in aside),
                  "they may hold memory text (also of memories purged since): recover what you miss with "
                  "`sqlite3 FILE .recover`, then delete them")

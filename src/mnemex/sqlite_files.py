@@ -67,8 +67,10 @@ def set_aside(path: Path, now: datetime | None = None) -> Path:
 
 
 def set_aside_files(root: Path) -> list[Path]:
-    """The damaged files set aside under `root` (not their -wal and -shm companions)."""
-    return sorted(p for p in root.glob(f"*{DAMAGED}*") if not p.name.endswith(("-wal", "-shm")))
+    """The damaged files set aside in the data dir `root` (not their -wal and -shm companions), and
+    the damaged stores set aside in its `store` folder."""
+    found = [*root.glob(f"*{DAMAGED}*"), *(root / "store").glob(f"*{DAMAGED}*")]
+    return sorted(p for p in found if not p.name.endswith(("-wal", "-shm")))
 
 
 def salvage(damaged: Path, into: sqlite3.Connection, tables: Sequence[str]) -> dict[str, int]:

@@ -244,3 +244,48 @@ def test_a_damaged_page_inside_the_journal_is_one_line_then_doctor_salvages_what
     finally:
         store.stop()
     _assert_all_present(store, ids)
+
+
+@pytest.mark.parametrize("damage", ["a payload page overwritten", "the id tracker cut short"])
+def test_a_damaged_store_is_said_plainly_and_recover_rebuilds_it_from_the_journal(tmp_path, damage) -> None:
+    """Qdrant Edge either fails to read what it stored, or loads fewer points than it holds without
+    a word. A command says so in one line; doctor finds it (every payload read back, counted against
+    the journal); `mnemex recover` sets the store aside and rebuilds it from the journal: every
+    memory back, a superseded one still superseded by its successor."""
+    store = live_store(tmp_path)
+    ids = _add_facts(store)
+    old = json.loads(_cli(store, "add", "The billing service listens on port 8443.", "--json").stdout)
+    new = json.loads(_cli(store, "add", "Billing moved to port 9443 because 8443 clashed with the admin proxy.",
+                          "--json").stdout)
+    assert new["action"] == "superseded" and new["affected_ids"] == [old["id"]]
+    segments = sorted((store.settings.store_dir / "segments").iterdir(), key=lambda p: p.stat().st_mtime)
+    assert segments
+    for segment in segments:
+        if damage.startswith("a payload"):
+            page = segment / "payload_storage" / "page_0.dat"
+            data = bytearray(page.read_bytes())
+            data[:4096] = b"\x5a" * 4096
+            page.write_bytes(bytes(data))
+        else:
+            tracker = segment / "mutable_id_tracker.mappings"
+            tracker.write_bytes(tracker.read_bytes()[:10])
+    doctor = _cli(store, "doctor")
+    assert doctor.returncode == 1 and "mnemex recover" in doctor.stdout, doctor.stdout
+    if damage.startswith("a payload"):
+        done = _cli(store, "search", "webhooks")
+        assert done.returncode == 1
+        _one_clear_line(done.stderr, "could not be read", "mnemex recover")
+    else:
+        assert "missing from the store" in doctor.stdout
+    dry = _cli(store, "recover", "--dry-run", "--json")
+    assert dry.returncode == 0 and json.loads(dry.stdout)["memories"] == len(FACTS) + 2
+    done = _cli(store, "recover", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["restored"] == len(FACTS) + 2 and Path(report["set_aside"]).is_dir()
+    _assert_all_present(store, ids)
+    shown = {m["id"]: m for m in json.loads(_cli(store, "show", old["id"], new["id"], "--json").stdout)}
+    assert shown[old["id"]]["status"] == "superseded" and shown[old["id"]]["superseded_by"] == new["id"]
+    found = json.loads(_cli(store, "search", "which port does billing listen on?", "--json").stdout)
+    assert found[0]["id"] == new["id"] and old["id"] not in [m["id"] for m in found]
+    assert _cli(store, "doctor").returncode == 0

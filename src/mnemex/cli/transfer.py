@@ -1,4 +1,4 @@
-"""Long commands: export, import, reindex, sweep (these need the store to themselves) and dream
+"""Long commands: export, import, reindex, recover, sweep (these need the store to themselves) and dream
 (in-process, or through the daemon when it runs). Each shows a progress bar on a terminal and
 ends with one summary line (`--json`: a JSON object on stdout)."""
 
@@ -50,6 +50,15 @@ def register(sub: Any) -> None:
     r.add_argument("--dense", action="store_true", help="also re-embed with the dense model (slower)")
     json_flag(r)
     r.set_defaults(func=cmd_reindex)
+
+    rc = command(sub, "recover", "rebuild a damaged store from the journal: the store is set aside (never deleted) "
+                 "and every memory the journal holds is stored and embedded again",
+                 "mnemex recover --dry-run", "mnemex recover",
+                 details="For a store that fails to read or lost memories (`mnemex doctor` says when). What is "
+                         "lost: reads recorded only in the store since a memory's last write")
+    rc.add_argument("--dry-run", action="store_true", help="count what the journal holds, change nothing")
+    json_flag(rc)
+    rc.set_defaults(func=cmd_recover)
 
     sw = command(sub, "sweep", "move memories between lifecycle tiers now (promote; demote to dormant)",
                  "mnemex sweep", "mnemex sweep --max-moves 100 --json",
@@ -127,6 +136,30 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     rebuilt_note = "; the store was rebuilt in the current format" if rebuilt else ""
     _report(args, f"reindexed {n} memories ({what}){rebuilt_note}",
             {"reindexed": n, "dense": args.dense, "rebuilt": rebuilt})
+    return 0
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    from mnemex.cli.access import exclusive_lock
+    from mnemex.engine.recovery import rebuild_from_journal
+    from mnemex.server.runfiles import RunFiles
+
+    settings = load()
+    with exclusive_lock(settings, RunFiles.for_settings(settings)):
+        if args.dry_run:
+            done = rebuild_from_journal(settings, dry_run=True)
+            _report(args, f"the journal holds {done.restored} memories to rebuild the store from; nothing changed",
+                    {"memories": done.restored, "dry_run": True})
+            return 0
+        with progress("rebuilding from the journal", unit="memories") as bar:
+            done = rebuild_from_journal(settings, progress=bar.to)
+    notes = [f"the old store is kept as {done.set_aside}" if done.set_aside else "there was no store",
+             *([f"{done.unreadable} journal rows were no memory and were skipped"] if done.unreadable else []),
+             *(["audit.level is off: states changed since a memory's last content version were not "
+                "journaled"] if done.audit_off else [])]
+    _report(args, f"rebuilt the store with {done.restored} memories from the journal ({'; '.join(notes)})",
+            {"restored": done.restored, "unreadable": done.unreadable,
+             "set_aside": str(done.set_aside) if done.set_aside else None})
     return 0
 
 

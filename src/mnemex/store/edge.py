@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -26,6 +28,7 @@ from mnemex.errors import (
     ModelMismatchError,
     NotFoundError,
     StoreLockedError,
+    StoreUnavailableError,
 )
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
@@ -70,6 +73,8 @@ FLUSH_EVERY = 1_000
 COLD_FILES = ("/wal/", "/payload_index/")
 
 log = logging.getLogger(__name__)
+#: What Qdrant Edge says when a segment's bytes are not what it wrote.
+_DAMAGED_STORE = re.compile(r"failed to decode|decompress|corrupt|checksum|unexpected end of file", re.I)
 
 
 def _render(cond: Condition) -> Any:
@@ -264,7 +269,7 @@ class EdgeStore:
     def _do(self, method: str, *args: Any, dirty: Sequence[str] = (), **kwargs: Any) -> Any:
         """Call the shard's `method`, not during a swap; `dirty`: the ids a write touches."""
         if not dirty:
-            with self._gate.use():
+            with self._gate.use(), self._readable():
                 return getattr(self._live(), method)(*args, **kwargs)
         flushed = False
         with self._copying, self._gate.use():
@@ -272,7 +277,8 @@ class EdgeStore:
                 self._dirty.update(dirty)
             self._unoptimized.update(dirty)
             try:
-                out = getattr(self._live(), method)(*args, **kwargs)
+                with self._readable():
+                    out = getattr(self._live(), method)(*args, **kwargs)
             finally:
                 self.writes += 1
             self._unflushed += len(dirty)
@@ -282,6 +288,20 @@ class EdgeStore:
         if flushed:
             self._release_cold_pages()
         return out
+
+    @contextmanager
+    def _readable(self) -> Iterator[None]:
+        """Qdrant Edge failing to decode what it stored (a damaged segment file) as an error that
+        says what to do, instead of a bare "Service runtime error"."""
+        try:
+            yield
+        except Exception as exc:
+            text = str(exc)
+            if not _DAMAGED_STORE.search(text):
+                raise
+            raise StoreUnavailableError(
+                f"the store at {self.path} could not be read ({text}): its files are damaged; `mnemex recover` "
+                "rebuilds it from the journal (the damaged store is kept), `mnemex doctor` checks it") from exc
 
     def _flush(self) -> None:
         """Flush the live shard (the caller holds `_copying`, or nothing writes)."""

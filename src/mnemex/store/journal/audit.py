@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from mnemex.store.journal.database import Database, _dumps, _loads, _packed
 
@@ -100,3 +100,35 @@ class AuditLog(Database):
             "SELECT date(ts_epoch, 'unixepoch') AS day, op, COUNT(*) FROM ops WHERE ts_epoch >= ? "
             "AND op NOT IN ('search', 'recall') GROUP BY day, op ORDER BY day, op", (since,)).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
+
+    # ------------------------------------------------------------ recovery
+    _LAST_OPS = ("SELECT memory_id, MAX(id) AS id FROM ops WHERE memory_id IS NOT NULL AND after IS NOT NULL "
+                 "AND purged = 0 GROUP BY memory_id")
+    _GONE = "SELECT memory_id FROM ops WHERE op = 'purge' AND memory_id IS NOT NULL UNION SELECT memory_id FROM purges"
+
+    def count_last_states(self) -> int:
+        """How many memories `last_states` yields."""
+        con = self._conn()
+        from_ops = con.execute(f"SELECT COUNT(*) FROM ({self._LAST_OPS}) WHERE memory_id NOT IN ({self._GONE})")
+        only_versions = con.execute(
+            f"SELECT COUNT(DISTINCT memory_id) FROM versions WHERE purged = 0 AND memory_id NOT IN ({self._GONE}) "
+            f"AND memory_id NOT IN (SELECT memory_id FROM ({self._LAST_OPS}))")
+        return int(from_ops.fetchone()[0]) + int(only_versions.fetchone()[0])
+
+    def last_states(self) -> Iterator[dict[str, Any]]:
+        """The last state the journal holds of every memory it knows and that was not purged: the
+        payload after its newest write op, or (for a memory written while the audit level was off)
+        its newest content version. What a store lost can be rebuilt from these."""
+        con = self._conn()
+        rows = con.execute(f"SELECT o.after FROM ops o JOIN ({self._LAST_OPS}) last ON o.id = last.id "
+                           f"WHERE o.memory_id NOT IN ({self._GONE}) ORDER BY o.id")
+        while batch := rows.fetchmany(256):
+            for (after,) in batch:
+                yield _loads(after)
+        rows = con.execute(
+            f"SELECT v.payload FROM versions v WHERE v.purged = 0 AND v.memory_id NOT IN ({self._GONE}) "
+            f"AND v.memory_id NOT IN (SELECT memory_id FROM ({self._LAST_OPS})) "
+            "AND v.version = (SELECT MAX(version) FROM versions w WHERE w.memory_id = v.memory_id)")
+        while batch := rows.fetchmany(256):
+            for (payload,) in batch:
+                yield _loads(payload)
