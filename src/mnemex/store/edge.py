@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -269,16 +268,22 @@ class EdgeStore:
     def _do(self, method: str, *args: Any, dirty: Sequence[str] = (), **kwargs: Any) -> Any:
         """Call the shard's `method`, not during a swap; `dirty`: the ids a write touches."""
         if not dirty:
-            with self._gate.use(), self._readable():
-                return getattr(self._live(), method)(*args, **kwargs)
+            with self._gate.use():
+                try:
+                    return getattr(self._live(), method)(*args, **kwargs)
+                except Exception as exc:
+                    self._raise_if_damaged(exc)
+                    raise
         flushed = False
         with self._copying, self._gate.use():
             if self._dirty is not None:
                 self._dirty.update(dirty)
             self._unoptimized.update(dirty)
             try:
-                with self._readable():
-                    out = getattr(self._live(), method)(*args, **kwargs)
+                out = getattr(self._live(), method)(*args, **kwargs)
+            except Exception as exc:
+                self._raise_if_damaged(exc)
+                raise
             finally:
                 self.writes += 1
             self._unflushed += len(dirty)
@@ -289,16 +294,11 @@ class EdgeStore:
             self._release_cold_pages()
         return out
 
-    @contextmanager
-    def _readable(self) -> Iterator[None]:
+    def _raise_if_damaged(self, exc: Exception) -> None:
         """Qdrant Edge failing to decode what it stored (a damaged segment file) as an error that
-        says what to do, instead of a bare "Service runtime error"."""
-        try:
-            yield
-        except Exception as exc:
-            text = str(exc)
-            if not _DAMAGED_STORE.search(text):
-                raise
+        says what to do, instead of a bare "Service runtime error"; any other error is left alone."""
+        text = str(exc)
+        if _DAMAGED_STORE.search(text):
             raise StoreUnavailableError(
                 f"the store at {self.path} could not be read ({text}): its files are damaged; `mnemex recover` "
                 "rebuilds it from the journal (the damaged store is kept), `mnemex doctor` checks it") from exc
