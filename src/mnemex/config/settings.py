@@ -49,6 +49,13 @@ class StoreSettings(Frozen):
     bm25_avg_len: float = Field(24.0, gt=0, description="Expected memory length in tokens, for BM25 length normalisation.")
     optimize_every: int = Field(500, ge=0, description=(
         "Writes between index optimizations, which the daemon runs only when idle (0 = never)."))
+    detach_from: int | None = Field(None, ge=1, examples=[1000], description=(
+        "Embedded store: memories from which an optimization runs on a copy in a child process instead of "
+        "in the serving process (unset: 1,000)."))
+    serve_copy_from: int | None = Field(None, ge=1, examples=[5000], description=(
+        "Embedded store: memories written since the index was last optimized from which the daemon puts the "
+        "optimized copy to use at once, through a successor process that takes the store over, instead of "
+        "when it closes (unset: 5,000; unindexed memories slow every search)."))
 
 
 class EmbeddingSettings(Frozen):

@@ -60,6 +60,7 @@ class Vocabulary:
         self._cache_size = query_cache
         self._full_warned = False
         self._complete = False
+        self._last_row = 0  # the highest rowid of the file's words loaded (`refresh`)
         self._db: sqlite3.Connection | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -260,6 +261,32 @@ class Vocabulary:
             if self._db is not None:
                 self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    def refresh(self) -> int:
+        """Read the words another process added to the file since this one loaded it (a daemon's
+        successor opens the vocabulary before the daemon hands the store over); reloads it whole
+        when words were also removed. Returns the words added."""
+        with self._lock:
+            if self._db is None:
+                return 0
+            before = self._size
+            rows = self._db.execute("SELECT rowid, word, token, vector FROM words WHERE rowid > ? ORDER BY rowid",
+                                    (self._last_row,)).fetchall()
+            fresh = [r for r in rows if r[1] not in self._index][: max(self._max_words - self._size, 0)]
+            if fresh:
+                matrix = np.stack([np.frombuffer(r[3], dtype=np.float16) for r in fresh]).astype(np.float32)
+                self._append([r[1] for r in fresh], [int(r[2]) for r in fresh], matrix)
+            if rows:
+                self._last_row = int(rows[-1][0])
+            (count,) = self._db.execute("SELECT count(*) FROM words").fetchone()
+            if min(count, self._max_words) != self._size:  # words were removed too: read it whole
+                self._index, self._size, self._last_row = {}, 0, 0
+                self._tokens, self._matrix = np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+                self._load()
+            self._cache.clear()
+            done = self._db.execute("SELECT value FROM meta WHERE key='complete'").fetchone()
+            self._complete = bool(done and done[0] == "1")
+            return max(self._size - before, 0)
+
     def _load(self) -> None:
         assert self._db is not None
         row = self._db.execute("SELECT value FROM meta WHERE key='identity'").fetchone()
@@ -270,10 +297,12 @@ class Vocabulary:
             return
         done = self._db.execute("SELECT value FROM meta WHERE key='complete'").fetchone()
         self._complete = bool(done and done[0] == "1")
-        rows = self._db.execute("SELECT word, token, vector FROM words LIMIT ?", (self._max_words,)).fetchall()
+        rows = self._db.execute("SELECT word, token, vector, rowid FROM words ORDER BY rowid LIMIT ?",
+                                (self._max_words,)).fetchall()
         if rows:
             matrix = np.stack([np.frombuffer(r[2], dtype=np.float16) for r in rows]).astype(np.float32)
             self._append([r[0] for r in rows], [int(r[1]) for r in rows], matrix)
+            self._last_row = int(rows[-1][3])
 
 
 __all__ = ["Vocabulary", "WORD_RULE"]

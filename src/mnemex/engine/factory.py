@@ -17,6 +17,7 @@ from mnemex.engine.service import MemoryEngine
 from mnemex.models import utcnow
 from mnemex.private import cannot_write, private_dir, private_umask, tighten
 from mnemex.store import open_store
+from mnemex.store.base import MemoryStore
 from mnemex.store.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -39,28 +40,36 @@ def _require_writable(data_dir: Path) -> None:
 
 
 def build_engine(settings: Settings, *, default_project: str | None = None,
-                 embedder: FastEmbedder | None = None, clock: Callable[[], datetime] = utcnow) -> MemoryEngine:
+                 embedder: FastEmbedder | None = None, clock: Callable[[], datetime] = utcnow,
+                 store: MemoryStore | None = None, vocabulary: Vocabulary | None = None) -> MemoryEngine:
     """The engine on the configured store, on `clock` (a replay or a benchmark fixes it). The data
     dir is owner-only: created so under a private umask, and tightened when an older or looser one
-    is opened."""
+    is opened. `store` and `vocabulary`: opened already (a daemon's successor loads them before it
+    takes over); they are the engine's from here, closed with it or on failure."""
     private_umask()
     _require_writable(settings.data_dir)
     fixed = tighten(settings.data_dir)
     if fixed:
         log.warning("made %d files and folders in %s private to their owner", len(fixed), settings.data_dir)
     dense = embedder or build_embedder(settings)
-    store = open_store(url=settings.store.url, api_key=settings.store.api_key, path=settings.store_dir,
-                       collection=settings.store.collection, dim=dense.identity.dim)
-    journal = vocabulary = None
+    if store is None:
+        store = open_store(url=settings.store.url, api_key=settings.store.api_key, path=settings.store_dir,
+                           collection=settings.store.collection, dim=dense.identity.dim)
+    journal = None
     try:
         journal = Journal(settings.journal_path, level=settings.audit.level)
         sparse = SparseEncoder(settings.store.bm25_avg_len)
-        vocabulary = Vocabulary(dense, sparse, settings.vocabulary_path)
-        return MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=settings.limits,
-                            optimize_every=settings.store.optimize_every, default_project=default_project,
-                            vocabulary=vocabulary, data_dir=settings.data_dir, gate=settings.gate,
-                            observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction,
-                            blocks=settings.blocks, lifecycle=settings.lifecycle, clock=clock)
+        if vocabulary is None:
+            vocabulary = Vocabulary(dense, sparse, settings.vocabulary_path)
+        if hasattr(store, "serve_copy_from"):  # the embedded store
+            setattr(store, "serve_copy_from", settings.store.serve_copy_from)
+        engine = MemoryEngine(store=store, dense=dense, sparse=sparse, journal=journal, limits=settings.limits,
+                              optimize_every=settings.store.optimize_every, default_project=default_project,
+                              vocabulary=vocabulary, data_dir=settings.data_dir, gate=settings.gate,
+                              observer=settings.observer, retrieval=settings.retrieval, redaction=settings.redaction,
+                              blocks=settings.blocks, lifecycle=settings.lifecycle, clock=clock)
+        engine.upkeep.detach_from = settings.store.detach_from
+        return engine
     except BaseException:
         store.close()
         for part in (journal, vocabulary):

@@ -43,6 +43,7 @@ class Upkeep:
         self._lock = lock
         self._optimize_every = optimize_every
         self.writes_since_optimize = 0
+        self.detach_from: int | None = None  #: DETACH_FROM_POINTS for this store (`store.detach_from`)
         self._closing = threading.Event()
         self._vocabulary_build: threading.Thread | None = None
         self._payload_upgrade: threading.Thread | None = None
@@ -63,7 +64,8 @@ class Upkeep:
         (`edge.SWAP_AT_ONCE_FROM` points) left so much unindexed that it should be swapped in
         before: `swap_due`, then `swap_waiting` when idle."""
         run_detached = getattr(self._store, "optimize_detached", None) if detached else None
-        if run_detached is not None and self._store.count(MemoryFilter()) >= DETACH_FROM_POINTS:
+        detach_from = self.detach_from if self.detach_from is not None else DETACH_FROM_POINTS
+        if run_detached is not None and self._store.count(MemoryFilter()) >= detach_from:
             writes = self.writes_since_optimize
             if run_detached(swap=False):
                 self.writes_since_optimize = max(0, self.writes_since_optimize - writes)

@@ -20,7 +20,8 @@ import socket
 import sys
 import threading
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from mnemex.errors import ConfigError, MnemexError
 from mnemex.heap import settle
@@ -136,7 +137,7 @@ def write_server_info(files: RunFiles, server: Any) -> None:
 
 
 async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
-                   socket_ino: int, idle_exit: float, ingester: Any = None) -> None:
+                   socket_ino: int, idle_exit: float, ingester: Any = None, handover: Any = None) -> None:
     """Ingest what the capture hooks spooled; optimize the index, sweep the lifecycle tiers and
     dream when idle; exit when the socket file vanished or no request came for `idle_exit` seconds
     (0 = never; open sessions do not count: the relay starts a new daemon on its next request),
@@ -160,6 +161,12 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
             uv.should_exit = True
             return
         idle = activity.idle_for()
+        if handover is not None and (handover.running or (idle >= IDLE_OPTIMIZE_SECONDS and handover.wanted(engine))):
+            # a burst of writes left many points unindexed and an optimized copy waits: a successor
+            # process loads it and takes the store over (`handoff.py`); nothing else runs meanwhile
+            if await handover.step(uv, activity, engine):
+                return
+            continue
         if not settled and idle >= SETTLE_IDLE_SECONDS and getattr(engine.dense, "loaded", True):
             # warm and idle: the modules, the model and the engine stay for the daemon's life
             log.info("warm: %d objects frozen out of garbage collection", settle())
@@ -176,7 +183,7 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                 retry_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
             activity.last = time.monotonic()
             continue  # that took a while: look at the clock again before leaving
-        if idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.upkeep.swap_due():
+        if handover is None and idle >= IDLE_OPTIMIZE_SECONDS and not leaving and engine.upkeep.swap_due():
             # a burst of writes left many points unindexed: the optimized copy is loaded now, while
             # no call is waiting (calls wait for the load: 0.4-0.75 s at 100k memories), not at
             # close
@@ -209,12 +216,29 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
             uv.should_exit = True
 
 
-async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
+class App(NamedTuple):
+    """What the daemon serves, built before the engine is bound (a successor builds it while the
+    daemon it replaces still serves)."""
+
+    runtime: Any
+    ingester: Any
+    viewer: Any
+    activity: Activity
+    server: Any
+    config: Any
+
+    def bind(self, engine: Any) -> None:
+        self.runtime.engine = engine
+        self.ingester.engine = engine
+        self.viewer.engine = engine
+
+
+def build_app(settings: Any, files: RunFiles, engine: Any = None) -> App:
     import uvicorn
 
     from mnemex.capture.ingest import Ingester
-    from mnemex.server.capture_endpoint import HookEndpoint
     from mnemex.server.app import build_server
+    from mnemex.server.capture_endpoint import HookEndpoint
     from mnemex.server.viewer.listener import ViewerEndpoint, ViewerListener
     from mnemex.tools.runtime import ToolRuntime
 
@@ -226,22 +250,28 @@ async def _serve(settings: Any, files: RunFiles, engine: Any) -> None:
     activity = Activity(HookEndpoint(app, settings.data_dir, runtime))  # hooks hand their events over here
     viewer = ViewerListener(engine, files, settings.server.viewer_port, wrap=activity.wrap)
     activity.app = ViewerEndpoint(activity.app, viewer)  # `mnemex viewer` opens its loopback listener here
-    write_server_info(files, server)
     config = uvicorn.Config(activity, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5, http="h11", ws="none")
-    uv = uvicorn.Server(config)
-    sock = bind_socket(files)
+    return App(runtime, ingester, viewer, activity, server, config)
+
+
+async def _serve(settings: Any, files: RunFiles, engine: Any, app: App, sock: socket.socket,
+                 handover: Any = None) -> None:
+    import uvicorn
+
+    write_server_info(files, app.server)
+    uv = uvicorn.Server(app.config)
     files.write_pid()
     log.info("mnemex daemon pid %d serving %s on %s", os.getpid(), settings.data_dir, files.socket)
-    task = asyncio.create_task(maintain(uv, activity, engine, files, os.stat(files.socket).st_ino,
-                                        settings.server.daemon_idle_seconds, ingester))
+    task = asyncio.create_task(maintain(uv, app.activity, engine, files, os.stat(files.socket).st_ino,
+                                        settings.server.daemon_idle_seconds, app.ingester, handover))
     global _serving
     _serving = True
     try:
         await uv.serve(sockets=[sock])
     finally:
         task.cancel()
-        await viewer.close()
+        await app.viewer.close()
         sock.close()
 
 
@@ -268,11 +298,13 @@ def _stop_before_serving(signum: int, frame: Any) -> None:
         raise SystemExit(0)
 
 
-def run_daemon(settings: Any) -> int:
+def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
     """Own the store and serve it until SIGTERM/SIGINT (or idle exit); returns the exit status.
 
     0 when another daemon already owns the store; the engine is closed (store flushed) and the
-    socket and pid files are removed on every way out.
+    socket and pid files are removed on every way out — unless the store was handed over to a
+    successor process (`hand_over`: a detached daemon does that when an optimized copy should be
+    served, `handoff.py`), which then owns them.
     """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -282,6 +314,7 @@ def run_daemon(settings: Any) -> int:
     if isinstance(lock, int):
         return lock
     engine = None
+    handover = None
     loader: threading.Thread | None = None
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _stop_before_serving)
@@ -298,7 +331,13 @@ def run_daemon(settings: Any) -> int:
         started = time.monotonic()
         engine = build_engine(settings, default_project=None, embedder=embedder)
         log.info("engine ready in %.2f s", time.monotonic() - started)
-        asyncio.run(_serve(settings, files, engine))
+        app = build_app(settings, files, engine)
+        sock = bind_socket(files)
+        if hand_over:
+            from mnemex.server.handoff import Handover
+
+            handover = Handover(settings, lock_fd=lock.fd, listen_fd=sock.fileno())
+        asyncio.run(_serve(settings, files, engine, app, sock, handover))
         return 0
     except MnemexError as exc:
         if loader is not None:
@@ -315,20 +354,104 @@ def run_daemon(settings: Any) -> int:
                 engine.close()
                 log.info("store closed")
         finally:
-            files.remove_runtime_files()
-            lock.release()
+            if handover is not None and handover.done:
+                os.close(lock.fd)  # not released: the successor holds the same lock, and the run files are its
+            else:
+                files.remove_runtime_files()
+                lock.release()
+
+
+def run_successor(argv: list[str]) -> int:
+    """`python -m mnemex.server.daemon --successor <control fd> <lock fd> <socket fd> <copy dir>`:
+    the process a daemon hands its store over to (`handoff.py`). Loads everything it can while the
+    daemon serves, says ready, and on "go" takes the store over and serves on the inherited socket."""
+    from mnemex.server.handoff import Predecessor
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    private_umask()
+    control, lock_fd, listen_fd, copy = int(argv[0]), int(argv[1]), int(argv[2]), Path(argv[3])
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stop_before_serving)
+    daemon = Predecessor(socket.socket(fileno=control))
+    engine = store = vocabulary = handover = None
+    files = None
+    try:
+        from mnemex.config import load_settings
+        from mnemex.embed.dense import embedder_for
+        from mnemex.embed.sparse import SparseEncoder
+        from mnemex.embed.vocabulary import Vocabulary
+        from mnemex.engine.factory import build_engine
+        from mnemex.store.edge import EdgeStore
+
+        settings = load_settings()
+        files = RunFiles.for_settings(settings)
+        embedder = embedder_for(settings)
+        embedder.load()
+        store = EdgeStore(settings.store_dir, dim=embedder.identity.dim, adopt=copy)
+        vocabulary = Vocabulary(embedder, SparseEncoder(settings.store.bm25_avg_len), settings.vocabulary_path)
+        app = build_app(settings, files)
+    except Exception as exc:
+        log.exception("successor: could not get ready")
+        daemon.failed(str(exc))
+        return 1
+    daemon.ready()
+    if daemon.wait_go() != copy:
+        daemon.failed("handed another copy than the one loaded")
+        return 1
+    try:
+        previous = store.take_over()
+        if previous is not None:
+            from mnemex.store.edge_detached import remove_tree
+
+            daemon.after_exit = lambda: remove_tree(previous)  # the old daemon had it open until it exited
+        vocabulary.refresh()
+        engine = build_engine(settings, default_project=None, embedder=embedder, store=store, vocabulary=vocabulary)
+        app.bind(engine)
+        record = json.dumps({"role": "daemon", "pid": os.getpid(), "started": time.time()}).encode()
+        os.ftruncate(lock_fd, 0)
+        os.pwrite(lock_fd, record, 0)
+        log.info("successor pid %d took the store over", os.getpid())
+        from mnemex.server.handoff import Handover
+
+        handover = Handover(settings, lock_fd=lock_fd, listen_fd=listen_fd)  # the next burst: handed on again
+        asyncio.run(_serve(settings, files, engine, app, socket.socket(fileno=listen_fd), handover))
+        return 0
+    except Exception:
+        log.exception("successor: taking the store over failed; the next request starts a new daemon")
+        return 1
+    finally:
+        try:
+            if engine is not None:
+                engine.close()
+            else:
+                for part in (store, vocabulary):
+                    if part is not None:
+                        part.close()
+        finally:
+            if handover is not None and handover.done:
+                os.close(lock_fd)  # handed on in turn
+            else:
+                if files is not None:
+                    files.remove_runtime_files()
+                OwnerLock(lock_fd, "daemon").release()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m mnemex.server.daemon`: settings from env/config; config errors exit 2."""
+    """`python -m mnemex.server.daemon`: settings from env/config; config errors exit 2. Detached
+    (as relays and CLI commands start it), it hands its store over to a successor when an
+    optimized copy should be served (`handoff.py`)."""
     from mnemex.config import load_settings
 
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--successor"]:
+        return run_successor(argv[1:])
     try:
         settings = load_settings()
     except ConfigError as exc:
         print(f"mnemex daemon: {exc}", file=sys.stderr)
         return 2
-    return run_daemon(settings)
+    return run_daemon(settings, hand_over=True)
 
 
 if __name__ == "__main__":

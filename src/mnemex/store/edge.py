@@ -33,6 +33,7 @@ from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
 from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
 from mnemex.store.edge_detached import Gate, copy_shard, next_generation, point_to, recover, remove_tree
+from mnemex.store.edge_handover import HANDOVER_FILE, apply_changes, write_changes
 from mnemex.store.filters import (
     AnyOf,
     Condition,
@@ -200,7 +201,10 @@ class EdgeStore:
     shard's lifecycle and the identity file.
     """
 
-    def __init__(self, path: Path | str, *, dim: int):
+    def __init__(self, path: Path | str, *, dim: int, adopt: Path | None = None):
+        """`adopt`: serve the store at `path` from the optimized copy at that directory, which a
+        daemon is about to hand over (`hand_over` there, `take_over` here); nothing at `path` is
+        touched until `take_over`."""
         self.path = Path(path)
         self.dim = dim
         self._lock = threading.Lock()
@@ -214,7 +218,10 @@ class EdgeStore:
         self._copying = threading.Lock()  # writes wait while the shard is flushed and copied
         self._child: subprocess.Popen | None = None
         self.writes = 0  #: writes so far (read caches compare it to know the store changed)
-        self._shard: qe.EdgeShard | None = self._open()
+        self._handed_over = False  # `hand_over` done: another process serves the store now
+        self.serve_copy_from: int | None = None  #: `SWAP_AT_ONCE_FROM` for this store (`store.serve_copy_from`)
+        self._adopting = adopt  # the copy this store serves from once `take_over` has run
+        self._shard: qe.EdgeShard | None = self._open() if adopt is None else self._load(adopt)
         try:
             self._ensure_indexes()
         except BaseException:
@@ -242,24 +249,32 @@ class EdgeStore:
     def _open(self) -> qe.EdgeShard:
         self._recover_compaction()
         exists = (self.path / _EDGE_CONFIG_FILE).exists() or (self.path / "segments").exists()
+        if exists:  # by its real path: a swap re-points the link while this shard is open
+            return self._load(self.path.resolve())
         try:
-            if exists:  # by its real path: a swap re-points the link while this shard is open
-                return load_shard(self.path.resolve(), self.dim)
             self.path.mkdir(parents=True, exist_ok=True)
             return qe.EdgeShard.create(str(self.path), _config(self.dim))
         except Exception as exc:  # Qdrant Edge raises bare Exception; the message tells the cause
-            text = str(exc)
-            if "WouldBlock" in text:
-                raise StoreLockedError(
-                    f"store at {self.path} is owned by another process; only one process may open an "
-                    "embedded store: stop the other mnemex process or reach the store through it "
-                    f"(details: {text})") from exc
-            if "ncompatible" in text:
-                raise ModelMismatchError(
-                    f"store at {self.path} was created for other vectors than dim={self.dim}; "
-                    f"re-embed into a new store or configure the model it was built with (details: {text})"
-                ) from exc
-            raise MnemexError(f"cannot open store at {self.path}: {text}") from exc
+            raise self._open_error(exc) from exc
+
+    def _load(self, directory: Path) -> qe.EdgeShard:
+        try:
+            return load_shard(directory, self.dim)
+        except Exception as exc:
+            raise self._open_error(exc) from exc
+
+    def _open_error(self, exc: Exception) -> MnemexError:
+        text = str(exc)
+        if "WouldBlock" in text:
+            return StoreLockedError(
+                f"store at {self.path} is owned by another process; only one process may open an "
+                "embedded store: stop the other mnemex process or reach the store through it "
+                f"(details: {text})")
+        if "ncompatible" in text:
+            return ModelMismatchError(
+                f"store at {self.path} was created for other vectors than dim={self.dim}; "
+                f"re-embed into a new store or configure the model it was built with (details: {text})")
+        return MnemexError(f"cannot open store at {self.path}: {text}")
 
     def _ensure_indexes(self) -> None:
         shard = self._live()
@@ -276,6 +291,10 @@ class EdgeStore:
                     raise
         flushed = False
         with self._copying, self._gate.use():
+            if self._handed_over:
+                raise StoreUnavailableError(
+                    f"the store at {self.path} was just handed over to a new mnemex daemon process (after an "
+                    "index rebuild); nothing was written: send the call again")
             if self._dirty is not None:
                 self._dirty.update(dirty)
             self._unoptimized.update(dirty)
@@ -426,7 +445,7 @@ class EdgeStore:
                     tail = err.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {self._child.returncode}"]
                     raise MnemexError(f"optimizing a copy of the store at {self.path} failed: {tail[0]}")
                 if swap is None:
-                    swap = self.unoptimized >= SWAP_AT_ONCE_FROM
+                    swap = self.unoptimized >= self._swap_from
                 if not swap:
                     with self._lock:
                         if self._shard is None or epoch != self._epoch:
@@ -449,7 +468,11 @@ class EdgeStore:
     def swap_due(self) -> bool:
         """An optimized copy waits for `close` while so many points were written since the serving
         shard was optimized (`SWAP_AT_ONCE_FROM`) that searches are slowed: `swap_waiting` now."""
-        return self._prepared is not None and self.unoptimized >= SWAP_AT_ONCE_FROM
+        return self._prepared is not None and self.unoptimized >= self._swap_from
+
+    @property
+    def _swap_from(self) -> int:
+        return self.serve_copy_from if self.serve_copy_from is not None else SWAP_AT_ONCE_FROM
 
     def swap_waiting(self) -> bool:
         """Swap in now the optimized copy waiting for `close`, with the writes made since it was
@@ -468,6 +491,54 @@ class EdgeStore:
             return True
         finally:
             self._detaching.release()
+
+    @property
+    def waiting_copy(self) -> Path | None:
+        """The optimized copy waiting to be swapped in (`optimize_detached(swap=False)`), if any."""
+        return self._prepared
+
+    def hand_over(self) -> Path:
+        """Give the store to a successor process serving it from the waiting optimized copy
+        (`server/handoff.py`): the writes made since the copy was taken are written into it
+        (`edge_handover.HANDOVER_FILE`), and from now on this store refuses writes
+        (StoreUnavailableError; reads still work) and closes without touching the copy. Returns the
+        copy's directory. Raises (nothing changed) when no copy waits or an optimize is running."""
+        if not self._detaching.acquire(blocking=False):
+            raise MnemexError(f"an optimize of the store at {self.path} is running; it is not handed over")
+        try:
+            with self._copying, self._gate.swap(), self._lock:
+                generation = self._prepared
+                if generation is None or self._shard is None:
+                    raise MnemexError(f"no optimized copy of the store at {self.path} waits to be handed over")
+                write_changes(self._shard, self._dirty or set(), generation / HANDOVER_FILE)
+                self._prepared, self._dirty, self._handed_over = None, None, True
+                if not self.path.is_symlink():
+                    # the successor moves this directory aside to link the path to the copy; the shard
+                    # reopens its files by path as it flushes, so it must be closed before that
+                    shard, self._shard = self._shard, None
+                    shard.flush()
+                    shard.close()
+            return generation
+        finally:
+            self._detaching.release()
+
+    def take_over(self) -> Path | None:
+        """In the successor (a store opened with `adopt`), once the daemon handed the store over:
+        replay the writes it handed over onto the copy, check the point count, and point the store
+        path at the copy. Returns what the path named before (the old generation, still open in the
+        old daemon: remove it once that has exited). Raises (the store path unchanged) on failure."""
+        generation = self._adopting
+        if generation is None:
+            raise MnemexError(f"the store at {self.path} was not opened to take over a copy")
+        with self._gate.swap(), self._lock:
+            changed = apply_changes(self._live(), generation / HANDOVER_FILE)
+            (generation / HANDOVER_FILE).unlink()
+            previous = point_to(self.path, generation)
+            self._adopting = None
+            self._unoptimized = changed
+            self._unflushed = len(changed)
+            self.writes += 1
+        return previous
 
     def _swap_now(self, generation: Path, epoch: int) -> None:
         """Load the optimized copy at `generation`, replay onto it the writes made since it was taken
