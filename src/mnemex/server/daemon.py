@@ -373,6 +373,7 @@ def run_successor(argv: list[str]) -> int:
     control, lock_fd, listen_fd, copy = int(argv[0]), int(argv[1]), int(argv[2]), Path(argv[3])
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _stop_before_serving)
+    started = time.monotonic()
     daemon = Predecessor(socket.socket(fileno=control))
     engine = store = vocabulary = handover = None
     files = None
@@ -391,6 +392,8 @@ def run_successor(argv: list[str]) -> int:
         store = EdgeStore(settings.store_dir, dim=embedder.identity.dim, adopt=copy)
         vocabulary = Vocabulary(embedder, SparseEncoder(settings.store.bm25_avg_len), settings.vocabulary_path)
         app = build_app(settings, files)
+        log.info("successor: ready (the model, the optimized store and the app loaded in %.2f s)",
+                 time.monotonic() - started)
     except Exception as exc:
         log.exception("successor: could not get ready")
         daemon.failed(str(exc))
@@ -408,7 +411,8 @@ def run_successor(argv: list[str]) -> int:
         vocabulary.refresh()
         engine = build_engine(settings, default_project=None, embedder=embedder, store=store, vocabulary=vocabulary)
         app.bind(engine)
-        record = json.dumps({"role": "daemon", "pid": os.getpid(), "started": time.time()}).encode()
+        record = json.dumps({"role": "daemon", "pid": os.getpid(), "started": time.time(),
+                             "successor_of": os.getppid()}).encode()
         os.ftruncate(lock_fd, 0)
         os.pwrite(lock_fd, record, 0)
         log.info("successor pid %d took the store over", os.getpid())

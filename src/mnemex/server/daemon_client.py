@@ -385,6 +385,9 @@ def stop_daemon(settings: Any, *, timeout: float = 15.0) -> bool:
         if pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
         _wait(released, 5.0)
+    current = files.owner() or {}
+    if current.get("successor_of") == pid:  # it had just handed the store over (`handoff.py`): stop that one too
+        stop_daemon(settings, timeout=timeout)
     return True
 
 

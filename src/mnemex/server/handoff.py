@@ -176,13 +176,18 @@ class Handover:
             return False
         if successor.state != "ready" or activity.in_flight or activity.idle_for() < HANDOVER_IDLE_SECONDS:
             return False
+        await asyncio.to_thread(store.prepare_hand_over)
+        if activity.in_flight or activity.idle_for() < HANDOVER_IDLE_SECONDS:
+            return False  # a call came meanwhile: the next idle moment
         started = time.monotonic()
+        log.info("handing the store over to pid %d", successor.proc.pid)
         for server in getattr(uv, "servers", []):
             server.close()  # the successor's copy of the socket keeps it listening; new connections queue
         deadline = started + DRAIN_SECONDS
         while (activity.in_flight or uv.server_state.tasks) and time.monotonic() < deadline:
             await asyncio.sleep(0.002)
         uv.should_exit = True  # from here this daemon leaves, whatever happens
+        drained = time.monotonic()
         try:
             generation = await asyncio.to_thread(store.hand_over)
             successor.go(generation)
@@ -191,7 +196,8 @@ class Handover:
             log.exception("handing the store over failed; this daemon exits and the next request starts a new one")
             successor.abandon()
             return True
-        log.info("store handed over to pid %d in %.0f ms", successor.proc.pid, (time.monotonic() - started) * 1000)
+        log.info("store handed over to pid %d in %.0f ms (calls in flight ended in %.0f ms)", successor.proc.pid,
+                 (time.monotonic() - started) * 1000, (drained - started) * 1000)
         return True
 
 

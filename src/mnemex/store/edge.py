@@ -497,6 +497,14 @@ class EdgeStore:
         """The optimized copy waiting to be swapped in (`optimize_detached(swap=False)`), if any."""
         return self._prepared
 
+    def prepare_hand_over(self) -> None:
+        """What can be done before `hand_over` while calls are still served: when the store path is
+        still a directory (never swapped), `hand_over` must close the shard, so flush it now and
+        that close has little left to write."""
+        if not self.path.is_symlink():
+            with self._copying:
+                self._flush()
+
     def hand_over(self) -> Path:
         """Give the store to a successor process serving it from the waiting optimized copy
         (`server/handoff.py`): the writes made since the copy was taken are written into it
