@@ -128,3 +128,10 @@ def test_a_daemon_that_dies_before_handing_over_takes_its_successor_with_it(daem
         assert proc.wait(20) == 0
     assert daemon_client.stop_daemon(daemons)
     assert all_ids(daemons) == {*ids, late}
+
+
+def test_a_successor_carries_the_dream_and_sweep_schedules_on(engine) -> None:
+    assert engine.timers() == {"dream": None, "sweep": None} and engine.dreamer.due()
+    engine.carry_timers({"dream": 60.0, "sweep": None})  # what the daemon's "go" says
+    assert not engine.dreamer.due()  # dreams every_hours after the old daemon's dream, not at once
+    assert 60.0 <= engine.timers()["dream"] < 120.0 and engine.timers()["sweep"] is None

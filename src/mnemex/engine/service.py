@@ -393,6 +393,17 @@ class MemoryEngine:
                                                      else ValidityMode.CURRENT))
 
     # --------------------------------------------------------------- lifecycle
+    def timers(self) -> dict[str, float | None]:
+        """Seconds since this process's last dream and sweep (None: not yet), for a process that
+        takes the store over to carry on from (`carry_timers`)."""
+        return {"dream": self.dreamer.ran_ago(), "sweep": self.lifecycle.swept_ago()}
+
+    def carry_timers(self, timers: dict[str, Any]) -> None:
+        if isinstance(timers.get("dream"), (int, float)):
+            self.dreamer.ran(float(timers["dream"]))
+        if isinstance(timers.get("sweep"), (int, float)):
+            self.lifecycle.swept(float(timers["sweep"]))
+
     def close(self) -> None:
         self.upkeep.stop()
         with self._lock:

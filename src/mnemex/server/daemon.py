@@ -410,6 +410,7 @@ def run_successor(argv: list[str]) -> int:
             daemon.after_exit = lambda: remove_tree(previous)  # the old daemon had it open until it exited
         vocabulary.refresh()
         engine = build_engine(settings, default_project=None, embedder=embedder, store=store, vocabulary=vocabulary)
+        engine.carry_timers(daemon.timers)
         app.bind(engine)
         record = json.dumps({"role": "daemon", "pid": os.getpid(), "started": time.time(),
                              "successor_of": os.getppid()}).encode()

@@ -16,10 +16,12 @@ waits for close, as before); a daemon that dies before "go" takes the successor 
 on the end of the control socket, having changed nothing). After "go" the old daemon exits in any
 case; a successor that fails then leaves the store path as it was (or pointing at a complete copy),
 and the relays start a new daemon, as after any crash. Like a daemon restart, a handover starts
-working memory, co-activation and hit-rate windows afresh, and relays reopen their sessions.
+working memory, co-activation and hit-rate windows afresh, and relays reopen their sessions; the
+dream and sweep schedules carry on.
 
 The control socket carries one JSON object per line: successor → daemon `{"ready": true}` or
-`{"error": "..."}`; daemon → successor `{"go": "<copy dir>"}`.
+`{"error": "..."}`; daemon → successor `{"go": "<copy dir>", "timers": {...}}` (seconds since its
+last dream and sweep, which the successor carries on instead of dreaming at once).
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ class Successor:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "mnemex.server.daemon", SUCCESSOR_FLAG, str(theirs.fileno()), str(lock_fd),
                  str(listen_fd), str(generation)],
-                stdin=subprocess.DEVNULL, env=daemon_env(settings), pass_fds=(theirs.fileno(), lock_fd, listen_fd))
+                stdin=subprocess.DEVNULL, env=daemon_env(settings), pass_fds=(theirs.fileno(), lock_fd, listen_fd),
+                start_new_session=True)  # it outlives this process: its own session, as a daemon has
         except BaseException:
             ours.close()
             raise
@@ -123,10 +126,11 @@ class Successor:
             pass
         self.conn.close()
 
-    def go(self, generation: Path) -> None:
-        """The store is handed over: the successor serves from here. The control socket stays open
-        until this process exits (the successor then removes the old shard this process had open)."""
-        _send(self.conn, {"go": str(generation)})
+    def go(self, generation: Path, timers: dict[str, Any]) -> None:
+        """The store is handed over: the successor serves from here (`timers`: the engine's, to carry
+        on). The control socket stays open until this process exits (the successor then removes the
+        old shard this process had open)."""
+        _send(self.conn, {"go": str(generation), "timers": timers})
 
 
 class Handover:
@@ -186,16 +190,17 @@ class Handover:
         deadline = started + DRAIN_SECONDS
         while (activity.in_flight or uv.server_state.tasks) and time.monotonic() < deadline:
             await asyncio.sleep(0.002)
-        uv.should_exit = True  # from here this daemon leaves, whatever happens
         drained = time.monotonic()
-        try:
+        try:  # from here this daemon leaves, whatever happens (not before: leaving cancels this task)
             generation = await asyncio.to_thread(store.hand_over)
-            successor.go(generation)
+            successor.go(generation, engine.timers())
             self.done = True  # the successor owns the lock, the socket and the run files now
         except Exception:
             log.exception("handing the store over failed; this daemon exits and the next request starts a new one")
             successor.abandon()
             return True
+        finally:
+            uv.should_exit = True
         log.info("store handed over to pid %d in %.0f ms (calls in flight ended in %.0f ms)", successor.proc.pid,
                  (time.monotonic() - started) * 1000, (drained - started) * 1000)
         return True
@@ -211,6 +216,7 @@ class Predecessor:
         self.conn = conn
         self._go = threading.Event()
         self.generation: Path | None = None
+        self.timers: dict[str, Any] = {}
         self.after_exit: Any = None
         threading.Thread(target=self._read, name="mnemex-handover", daemon=True).start()
 
@@ -232,6 +238,7 @@ class Predecessor:
                     continue
                 if "go" in message:
                     self.generation = Path(message["go"])
+                    self.timers = message.get("timers") or {}
                     self._go.set()
         if not self._go.is_set():
             log.info("successor: the daemon is gone before handing the store over; exiting unchanged")

@@ -136,6 +136,14 @@ class Dreamer:
         self._merged: set[str] = set()
         self._running = threading.Lock()
 
+    def ran_ago(self) -> float | None:
+        """Seconds since this process's last dream (None: none yet)."""
+        return None if self._dreamt_at is None else time.monotonic() - self._dreamt_at
+
+    def ran(self, ago: float) -> None:
+        """Count a dream `ago` seconds back as this process's last (a daemon's successor carries it on)."""
+        self._dreamt_at = time.monotonic() - max(ago, 0.0)
+
     def due(self) -> bool:
         every = self.config.dream.every_hours
         return bool(every) and (self._dreamt_at is None or time.monotonic() - self._dreamt_at >= every * 3600)

@@ -52,6 +52,14 @@ class LifecycleKeeper:
         self._clock = clock
         self._swept_at: float | None = None  # monotonic time of this process's last sweep
 
+    def swept_ago(self) -> float | None:
+        """Seconds since this process's last sweep (None: none yet)."""
+        return None if self._swept_at is None else time.monotonic() - self._swept_at
+
+    def swept(self, ago: float) -> None:
+        """Count a sweep `ago` seconds back as this process's last (a daemon's successor carries it on)."""
+        self._swept_at = time.monotonic() - max(ago, 0.0)
+
     def sweep_due(self) -> bool:
         """Whether the daemon should sweep now: `sweep_every_hours` after the last sweep of this
         process (the first one when it first goes idle, as seed 003 sweeps at session start)."""
