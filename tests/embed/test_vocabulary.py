@@ -76,6 +76,30 @@ def test_persisted_and_reset_for_another_model(tmp_path, embedder, sparse) -> No
     other.close()
 
 
+def test_refresh_reads_what_another_process_added_or_removed(tmp_path, embedder, sparse) -> None:
+    """A daemon's successor opens the vocabulary early and reads the daemon's later words at take-over."""
+    path = tmp_path / "voc.sqlite3"
+    writer = Vocabulary(embedder, sparse, path)
+    writer.add(MEMORIES[:1])
+    reader = Vocabulary(embedder, sparse, path)
+    size = len(reader)
+    assert size == len(writer) and "salt" not in reader
+    writer.add(MEMORIES[1:])
+    writer.mark_complete()
+    assert "salt" not in reader and not reader.complete
+    assert reader.refresh() == len(writer) - size
+    assert len(reader) == len(writer) and "salt" in reader and reader.complete
+    assert reader.expand(plain_words("career"), floor=0.6, per_word=3, weight=0.5).keys() == \
+        writer.expand(plain_words("career"), floor=0.6, per_word=3, weight=0.5).keys()
+    jobs = sparse.word_token("jobs")
+    assert writer.prune([MEMORIES[0]], in_use=lambda token: token != jobs) == 1
+    reader.refresh()  # a word gone: read whole again
+    assert "jobs" not in reader and len(reader) == len(writer)
+    assert reader.refresh() == 0
+    writer.close()
+    reader.close()
+
+
 def test_prune_drops_words_no_memory_holds(embedder, sparse) -> None:
     voc = Vocabulary(embedder, sparse)
     voc.add(MEMORIES)
