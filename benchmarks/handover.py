@@ -1,6 +1,6 @@
 """After a burst of writes, how long does a call wait while the optimized store is put to use?
 
-    PYTHONPATH=src:. python benchmarks/handover.py [--size 100000] [--burst 1200] [--json F]
+    PYTHONPATH=src:. python benchmarks/handover.py [--size 100000] [--burst 1200] [--first] [--no-baseline] [--json F]
 
 On a copy of the cached store of `--size` synthetic coding memories (`benchmarks/scale_data.py`),
 a real daemon (`python -m mnemex.server.daemon`, as relays start it) takes a burst of `--burst`
@@ -75,11 +75,22 @@ def search_ms(settings, query: str) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def through_daemon(size: int, burst: int, tmp: Path, queries: list[str]) -> dict:
+def link_store(data_dir: Path) -> None:
+    """Give the copy the layout of a store swapped before (a link to its generation directory), as
+    every store has after its first optimized copy was swapped in at a daemon's close."""
+    store = data.settings_for(data_dir).store_dir
+    generation = store.with_name(store.name + ".gen-1")
+    os.rename(store, generation)
+    os.symlink(generation.name, store)
+
+
+def through_daemon(size: int, burst: int, tmp: Path, queries: list[str], linked: bool) -> dict:
     from mnemex.server import daemon_client
     from mnemex.server.runfiles import RunFiles
 
     data_dir = data.working_copy(size, tmp)
+    if linked:
+        link_store(data_dir)
     os.environ["MNEMEX_DATA_DIR"] = str(data_dir)
     os.environ["MNEMEX_STORE__SERVE_COPY_FROM"] = str(max(burst // 2, 1))  # some of the burst merges
     settings = data.settings_for(data_dir)
@@ -120,6 +131,10 @@ def through_daemon(size: int, burst: int, tmp: Path, queries: list[str]) -> dict
         out["log_tail"] = [ln for ln in text.splitlines() if "handing" in ln or "handed" in ln or "successor" in ln]
     finally:
         daemon_client.stop_daemon(settings, timeout=60)
+        if files.log_file.exists():
+            keep = Path(tempfile.gettempdir()) / f"mnemex-handover-{size}.log"
+            keep.write_text(files.log_file.read_text(errors="replace"))
+            out["log"] = str(keep)
     return out
 
 
@@ -148,6 +163,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--burst", type=int, default=1_200)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--first", action="store_true", help="the store's first optimized copy (its path still "
+                        "a directory: the daemon closes its shard before handing over) instead of a store swapped before")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the in-process swap")
     args = parser.parse_args()
     from mnemex.engine.factory import build_embedder
 
@@ -155,12 +173,14 @@ def main() -> None:
     embedder.load()
     data.build(args.size, embedder)
     queries = data.queries(400)
-    result = {"size": args.size, "burst": args.burst, "cpu": cpu_name(), "cores": os.cpu_count()}
+    result = {"size": args.size, "burst": args.burst, "first_copy": args.first, "cpu": cpu_name(),
+              "cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="mnemex-handover-") as tmp:
-        result["daemon"] = through_daemon(args.size, args.burst, Path(tmp) / "a", queries)
-    with tempfile.TemporaryDirectory(prefix="mnemex-handover-") as tmp:
-        result["in_process"] = in_process(args.size, args.burst, Path(tmp) / "b", queries[:200])
-    d, p = result["daemon"], result["in_process"]
+        result["daemon"] = through_daemon(args.size, args.burst, Path(tmp) / "a", queries, not args.first)
+    if not args.no_baseline:
+        with tempfile.TemporaryDirectory(prefix="mnemex-handover-") as tmp:
+            result["in_process"] = in_process(args.size, args.burst, Path(tmp) / "b", queries[:200])
+    d, p = result["daemon"], result.get("in_process", {"longest_ms": float("nan"), "alone_longest_ms": float("nan")})
     print(json.dumps(result, indent=1))
     print(f"\n{args.size:,} memories, burst {args.burst}: call idle {d['idle_ms']:.1f} ms; while the successor loads "
           f"p50 {d['while_loading']['p50_ms']:.1f} / longest {d['while_loading']['longest_ms']:.1f} ms; arriving as the "

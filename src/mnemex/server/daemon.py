@@ -403,7 +403,9 @@ def run_successor(argv: list[str]) -> int:
         daemon.failed("handed another copy than the one loaded")
         return 1
     try:
+        went = time.monotonic()
         previous = store.take_over()
+        took = time.monotonic()
         if previous is not None:
             from mnemex.store.edge_detached import remove_tree
 
@@ -416,7 +418,8 @@ def run_successor(argv: list[str]) -> int:
                              "successor_of": os.getppid()}).encode()
         os.ftruncate(lock_fd, 0)
         os.pwrite(lock_fd, record, 0)
-        log.info("successor pid %d took the store over", os.getpid())
+        log.info("successor pid %d took the store over (replayed in %.0f ms, engine opened in %.0f ms)", os.getpid(),
+                 (took - went) * 1000, (time.monotonic() - took) * 1000)
         from mnemex.server.handoff import Handover
 
         handover = Handover(settings, lock_fd=lock_fd, listen_fd=listen_fd)  # the next burst: handed on again
