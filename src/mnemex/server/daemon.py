@@ -361,6 +361,21 @@ def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
                 lock.release()
 
 
+def warm_up(embedder: Any, sparse: Any, store: Any) -> None:
+    """What the successor's first call would otherwise pay (its wait comes on top of the handover's):
+    the model's first inference, the token counter's encoding, and the store's pages under a hybrid
+    query. Reads only: the store is not this process's yet."""
+    from mnemex.engine.tokens import estimate_tokens
+    from mnemex.store.base import VectorQuery
+
+    text = "where is the warm-up query for the successor"
+    try:
+        store.query_many([VectorQuery(dense=embedder.embed_query(text)), VectorQuery(sparse=sparse.embed_query(text))])
+        estimate_tokens(text)
+    except Exception:  # only a warm-up: the first call does it again and says what fails
+        log.warning("successor: warming up failed", exc_info=True)
+
+
 def run_successor(argv: list[str]) -> int:
     """`python -m mnemex.server.daemon --successor <control fd> <lock fd> <socket fd> <copy dir>`:
     the process a daemon hands its store over to (`handoff.py`). Loads everything it can while the
@@ -392,6 +407,7 @@ def run_successor(argv: list[str]) -> int:
         store = EdgeStore(settings.store_dir, dim=embedder.identity.dim, adopt=copy)
         vocabulary = Vocabulary(embedder, SparseEncoder(settings.store.bm25_avg_len), settings.vocabulary_path)
         app = build_app(settings, files)
+        warm_up(embedder, SparseEncoder(settings.store.bm25_avg_len), store)
         frozen = settle()  # now, not in its first calls: a full collection over all of this took ~30 ms
         log.info("successor: ready (the model, the optimized store and the app loaded in %.2f s; %d objects "
                  "frozen out of garbage collection)", time.monotonic() - started, frozen)

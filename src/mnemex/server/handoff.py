@@ -195,6 +195,10 @@ class Handover:
             generation = await asyncio.to_thread(store.hand_over)
             successor.go(generation, engine.timers())
             self.done = True  # the successor owns the lock, the socket and the run files now
+            try:  # this process only shuts down from here: leave the cores to the successor's first calls
+                os.nice(19)
+            except OSError:
+                pass
         except Exception:
             log.exception("handing the store over failed; this daemon exits and the next request starts a new one")
             successor.abandon()
