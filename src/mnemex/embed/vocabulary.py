@@ -282,7 +282,6 @@ class Vocabulary:
                 self._index, self._size, self._last_row = {}, 0, 0
                 self._tokens, self._matrix = np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
                 self._load()
-            self._cache.clear()
             done = self._db.execute("SELECT value FROM meta WHERE key='complete'").fetchone()
             self._complete = bool(done and done[0] == "1")
             return max(self._size - before, 0)

@@ -405,9 +405,10 @@ def run_successor(argv: list[str]) -> int:
         embedder = embedder_for(settings)
         embedder.load()
         store = EdgeStore(settings.store_dir, dim=embedder.identity.dim, adopt=copy)
-        vocabulary = Vocabulary(embedder, SparseEncoder(settings.store.bm25_avg_len), settings.vocabulary_path)
+        sparse = SparseEncoder(settings.store.bm25_avg_len)
+        vocabulary = Vocabulary(embedder, sparse, settings.vocabulary_path)
         app = build_app(settings, files)
-        warm_up(embedder, SparseEncoder(settings.store.bm25_avg_len), store)
+        warm_up(embedder, sparse, store)
         frozen = settle()  # now, not in its first calls: a full collection over all of this took ~30 ms
         log.info("successor: ready (the model, the optimized store and the app loaded in %.2f s; %d objects "
                  "frozen out of garbage collection)", time.monotonic() - started, frozen)
