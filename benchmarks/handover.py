@@ -1,9 +1,10 @@
 """After a burst of writes, how long does a call wait while the optimized store is put to use?
 
-    PYTHONPATH=src:. python benchmarks/handover.py [--size 100000] [--burst 1200] [--first] [--no-baseline] [--json F]
+    PYTHONPATH=src:. python benchmarks/handover.py [--size 100000] [--burst 1200] [--no-baseline] [--json F]
 
 On a copy of the cached store of `--size` synthetic coding memories (`benchmarks/scale_data.py`),
-a real daemon (`python -m mnemex.server.daemon`, as relays start it) takes a burst of `--burst`
+a real daemon (`python -m mnemex.server.daemon`, as relays start it; it links the plain store
+directory under a generation at start) takes a burst of `--burst`
 memories through `memorize` calls. With `store.serve_copy_from` set to half the burst (the write gate merges some of it), the
 daemon optimizes a copy when idle and hands the store to a successor process that loads it
 (`server/handoff.py`). Measured, through the daemon's socket as a client meets it:
@@ -75,22 +76,11 @@ def search_ms(settings, query: str) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def link_store(data_dir: Path) -> None:
-    """Give the copy the layout of a store swapped before (a link to its generation directory), as
-    every store has after its first optimized copy was swapped in at a daemon's close."""
-    store = data.settings_for(data_dir).store_dir
-    generation = store.with_name(store.name + ".gen-1")
-    os.rename(store, generation)
-    os.symlink(generation.name, store)
-
-
-def through_daemon(size: int, burst: int, tmp: Path, queries: list[str], linked: bool) -> dict:
+def through_daemon(size: int, burst: int, tmp: Path, queries: list[str]) -> dict:
     from mnemex.server import daemon_client
     from mnemex.server.runfiles import RunFiles
 
     data_dir = data.working_copy(size, tmp)
-    if linked:
-        link_store(data_dir)
     os.environ["MNEMEX_DATA_DIR"] = str(data_dir)
     os.environ["MNEMEX_STORE__SERVE_COPY_FROM"] = str(max(burst // 2, 1))  # some of the burst merges
     settings = data.settings_for(data_dir)
@@ -163,8 +153,6 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--burst", type=int, default=1_200)
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--first", action="store_true", help="the store's first optimized copy (its path still "
-                        "a directory: the daemon closes its shard before handing over) instead of a store swapped before")
     parser.add_argument("--no-baseline", action="store_true", help="skip the in-process swap")
     args = parser.parse_args()
     from mnemex.engine.factory import build_embedder
@@ -173,10 +161,10 @@ def main() -> None:
     embedder.load()
     data.build(args.size, embedder)
     queries = data.queries(400)
-    result = {"size": args.size, "burst": args.burst, "first_copy": args.first, "cpu": cpu_name(),
+    result = {"size": args.size, "burst": args.burst, "cpu": cpu_name(),
               "cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="mnemex-handover-") as tmp:
-        result["daemon"] = through_daemon(args.size, args.burst, Path(tmp) / "a", queries, not args.first)
+        result["daemon"] = through_daemon(args.size, args.burst, Path(tmp) / "a", queries)
     if not args.no_baseline:
         with tempfile.TemporaryDirectory(prefix="mnemex-handover-") as tmp:
             result["in_process"] = in_process(args.size, args.burst, Path(tmp) / "b", queries[:200])

@@ -115,6 +115,32 @@ def test_opening_cleans_up_after_a_crash_midway(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shard"]
 
 
+def test_a_store_opened_linked_moves_under_a_generation_and_keeps_everything(tmp_path):
+    path = tmp_path / "shard"
+    filled(path).close()
+    assert not path.is_symlink()
+    with EdgeStore(path, dim=8, linked=True) as store:  # what a daemon that hands over opens
+        assert os.readlink(path) == "shard.gen-1" and store.count(EVERY) == 5
+        assert store.optimize_detached() is True  # a swap replaces the link: no directory moves
+        assert os.readlink(path) == "shard.gen-2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard", "shard.gen-2"]
+    with EdgeStore(tmp_path / "new", dim=8, linked=True) as fresh:  # a new store is created linked
+        fresh.upsert([point(1, axis(1.0, 0.1), sparse(t1=1.0), content="memory 1")])
+    assert os.readlink(tmp_path / "new") == "new.gen-1"
+    with EdgeStore(tmp_path / "new", dim=8) as fresh:
+        assert fresh.count(EVERY) == 1
+
+
+def test_a_crash_between_the_renames_of_linking_loses_nothing(tmp_path):
+    path = tmp_path / "shard"
+    filled(path).close()
+    os.symlink("shard.gen-1", tmp_path / "shard.link")  # link_layout's first two steps, then a crash
+    os.rename(path, tmp_path / "shard.gen-1")
+    with EdgeStore(path, dim=8) as store:
+        assert os.readlink(path) == "shard.gen-1" and store.count(EVERY) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard", "shard.gen-1"]
+
+
 def test_compacting_a_linked_store_removes_the_old_generation(tmp_path):
     path = tmp_path / "shard"
     store = filled(path)

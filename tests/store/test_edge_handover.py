@@ -34,21 +34,24 @@ def contents(store: EdgeStore) -> dict[str, str]:
             return out
 
 
-def with_waiting_copy(path, linked: bool) -> tuple[EdgeStore, list[StoredPoint]]:
-    store = EdgeStore(path, dim=DIM)
+def with_waiting_copy(path, layout: str) -> tuple[EdgeStore, list[StoredPoint]]:
+    if layout == "linked-at-open":  # as a daemon that hands over opens its store
+        EdgeStore(path, dim=DIM).close()
+    store = EdgeStore(path, dim=DIM, linked=layout == "linked-at-open")
     points = [point(i) for i in range(12)]
     store.upsert(points)
-    if linked:  # a store swapped once already: its path is a link to a generation
+    if layout == "linked-store":  # a store swapped once already: its path is a link to a generation
         assert store.optimize_detached(swap=True)
-        assert path.is_symlink()
+    assert path.is_symlink() == (layout != "first-copy")
     assert store.optimize_detached(swap=False) and store.waiting_copy is not None
     return store, points
 
 
-@pytest.mark.parametrize("linked", [False, True], ids=["first-copy", "linked-store"])
-def test_a_successor_serves_the_copy_with_every_write_made_since(tmp_path, linked):
+@pytest.mark.parametrize("layout", ["first-copy", "linked-store", "linked-at-open"])
+def test_a_successor_serves_the_copy_with_every_write_made_since(tmp_path, layout):
     path = tmp_path / "store"
-    old, points = with_waiting_copy(path, linked)
+    linked = layout != "first-copy"
+    old, points = with_waiting_copy(path, layout)
     copy = old.waiting_copy
     new = EdgeStore(path, dim=DIM, adopt=copy)  # loaded while the old one still serves
     try:
@@ -87,7 +90,7 @@ def test_a_successor_serves_the_copy_with_every_write_made_since(tmp_path, linke
 
 def test_a_handover_that_does_not_add_up_leaves_the_store_as_it_was(tmp_path):
     path = tmp_path / "store"
-    old, points = with_waiting_copy(path, linked=True)
+    old, points = with_waiting_copy(path, "linked-store")
     copy = old.waiting_copy
     link = os.readlink(path)
     new = EdgeStore(path, dim=DIM, adopt=copy)

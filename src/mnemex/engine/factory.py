@@ -41,11 +41,13 @@ def _require_writable(data_dir: Path) -> None:
 
 def build_engine(settings: Settings, *, default_project: str | None = None,
                  embedder: FastEmbedder | None = None, clock: Callable[[], datetime] = utcnow,
-                 store: MemoryStore | None = None, vocabulary: Vocabulary | None = None) -> MemoryEngine:
+                 store: MemoryStore | None = None, vocabulary: Vocabulary | None = None,
+                 linked_store: bool = False) -> MemoryEngine:
     """The engine on the configured store, on `clock` (a replay or a benchmark fixes it). The data
     dir is owner-only: created so under a private umask, and tightened when an older or looser one
     is opened. `store` and `vocabulary`: opened already (a daemon's successor loads them before it
-    takes over); they are the engine's from here, closed with it or on failure."""
+    takes over); they are the engine's from here, closed with it or on failure. `linked_store`: an
+    embedded store is opened as a link to its generation directory (a daemon that hands it over)."""
     private_umask()
     _require_writable(settings.data_dir)
     fixed = tighten(settings.data_dir)
@@ -54,7 +56,7 @@ def build_engine(settings: Settings, *, default_project: str | None = None,
     dense = embedder or build_embedder(settings)
     if store is None:
         store = open_store(url=settings.store.url, api_key=settings.store.api_key, path=settings.store_dir,
-                           collection=settings.store.collection, dim=dense.identity.dim)
+                           collection=settings.store.collection, dim=dense.identity.dim, linked=linked_store)
     journal = None
     try:
         journal = Journal(settings.journal_path, level=settings.audit.level)

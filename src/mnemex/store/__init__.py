@@ -23,12 +23,12 @@ __all__ = [
 
 
 def open_store(*, url: str | None, api_key: str | None, path: Path | str, collection: str,
-               dim: int) -> MemoryStore:
+               dim: int, linked: bool = False) -> MemoryStore:
     """The store for these settings: `EdgeStore` at `path` when `url` is None, else the
     `RemoteStore` collection `collection` at `url`. Raises StoreLockedError when another
-    process owns the embedded store."""
+    process owns the embedded store. `linked`: see `EdgeStore`."""
     if url is None:
-        return EdgeStore(Path(path), dim=dim)
+        return EdgeStore(Path(path), dim=dim, linked=linked)
     from mnemex.store.remote import RemoteStore
 
     return RemoteStore(url, api_key, collection, dim)

@@ -32,7 +32,8 @@ from mnemex.errors import (
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
 from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
-from mnemex.store.edge_detached import Gate, copy_shard, next_generation, point_to, recover, remove_tree
+from mnemex.store.edge_detached import (Gate, copy_shard, link_layout, next_generation, point_to, recover,
+                                        remove_tree)
 from mnemex.store.edge_handover import HANDOVER_FILE, apply_changes, write_changes
 from mnemex.store.filters import (
     AnyOf,
@@ -201,10 +202,11 @@ class EdgeStore:
     shard's lifecycle and the identity file.
     """
 
-    def __init__(self, path: Path | str, *, dim: int, adopt: Path | None = None):
+    def __init__(self, path: Path | str, *, dim: int, adopt: Path | None = None, linked: bool = False):
         """`adopt`: serve the store at `path` from the optimized copy at that directory, which a
         daemon is about to hand over (`hand_over` there, `take_over` here); nothing at `path` is
-        touched until `take_over`."""
+        touched until `take_over`. `linked`: give a plain store directory the layout a swap leaves
+        first (`edge_detached.link_layout`; a daemon that hands its store over does)."""
         self.path = Path(path)
         self.dim = dim
         self._lock = threading.Lock()
@@ -221,7 +223,7 @@ class EdgeStore:
         self._handed_over = False  # `hand_over` done: another process serves the store now
         self.serve_copy_from: int | None = None  #: `SWAP_AT_ONCE_FROM` for this store (`store.serve_copy_from`)
         self._adopting = adopt  # the copy this store serves from once `take_over` has run
-        self._shard: qe.EdgeShard | None = self._open() if adopt is None else self._load(adopt)
+        self._shard: qe.EdgeShard | None = self._open(linked) if adopt is None else self._load(adopt)
         try:
             self._ensure_indexes()
         except BaseException:
@@ -246,16 +248,29 @@ class EdgeStore:
             remove_tree(leftover)
         recover(self.path)
 
-    def _open(self) -> qe.EdgeShard:
+    def _open(self, linked: bool = False) -> qe.EdgeShard:
         self._recover_compaction()
+        if linked:
+            self._link_layout()
         exists = (self.path / _EDGE_CONFIG_FILE).exists() or (self.path / "segments").exists()
         if exists:  # by its real path: a swap re-points the link while this shard is open
             return self._load(self.path.resolve())
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-            return qe.EdgeShard.create(str(self.path), _config(self.dim))
+            return qe.EdgeShard.create(str(self.path.resolve()), _config(self.dim))
         except Exception as exc:  # Qdrant Edge raises bare Exception; the message tells the cause
             raise self._open_error(exc) from exc
+
+    def _link_layout(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if link_layout(self.path):
+                return
+            reason = "this filesystem refused a symbolic link"
+        except OSError as exc:
+            reason = str(exc)
+        log.warning("the store at %s stays a plain directory (%s): its first handover to a new daemon "
+                    "process closes it, a call then waits about 60 ms longer", self.path, reason)
 
     def _load(self, directory: Path) -> qe.EdgeShard:
         try:

@@ -119,8 +119,37 @@ def point_to(path: Path, generation: Path) -> Path | None:
     return parked
 
 
+def link_layout(path: Path) -> bool:
+    """Give the store at `path` the layout a swap leaves: `path` a link to `<name>.gen-1`, moving a
+    plain store directory there (or creating it empty). No shard may be open on it. Then a later
+    swap or handover only replaces the link, and never has to move a directory a shard has open.
+    Returns whether the store is linked now (False: this filesystem refused the link; the plain
+    layout works on, only its first swap costs more). A crash between the two renames leaves a
+    pending link that `recover` puts in place."""
+    if path.is_symlink():
+        return True
+    generation = path.with_name(f"{path.name}{GENERATION}1")
+    tmp = path.with_name(path.name + ".link")
+    if tmp.is_symlink():
+        tmp.unlink()
+    try:
+        os.symlink(generation.name, tmp)
+    except OSError:
+        return False
+    if path.exists():
+        os.replace(path, generation)
+    else:
+        generation.mkdir(parents=True, exist_ok=True)
+    os.replace(tmp, path)
+    return True
+
+
 def recover(path: Path) -> None:
-    """Remove the generations the store path does not name (an optimize cut short, or an old one)."""
+    """Remove the generations the store path does not name (an optimize cut short, or an old one);
+    first finish a `link_layout` cut between its renames (the path gone, its pending link valid)."""
+    pending = path.with_name(path.name + ".link")
+    if not path.exists() and not path.is_symlink() and pending.is_symlink() and pending.exists():
+        os.replace(pending, path)
     keep = (path.parent / os.readlink(path)).name if path.is_symlink() else None
     for leftover in path.parent.glob(path.name + GENERATION + "*"):
         if leftover.name != keep:
