@@ -98,3 +98,39 @@ def test_released_file_pages_leave_the_resident_set_and_keep_what_was_written(tm
         private.close()
     data = shared_path.read_bytes()
     assert all(data[at] == 7 for at in range(0, size, 4096))  # what was written reached the file
+
+
+def cached_share(path) -> float:
+    """The share of `path`'s pages in the page cache (mincore on a read-only map of it)."""
+    import mmap
+
+    size = path.stat().st_size
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY) as m:
+        pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+        vec = (ctypes.c_ubyte * pages)()
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        buf = (ctypes.c_char * size).from_buffer(m)
+        addr = ctypes.addressof(buf)
+        assert libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(size), vec) == 0, ctypes.get_errno()
+        del buf
+        return sum(v & 1 for v in vec) / pages
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mincore and posix_fadvise: Linux")
+def test_fill_page_cache_reads_the_named_files_into_the_page_cache_only(tmp_path):
+    import os
+
+    hot, cold = tmp_path / "seg" / "payload_storage" / "page_0.dat", tmp_path / "seg" / "wal" / "open-1"
+    for path in (hot, cold):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(os.urandom(4 << 20))
+        fd = os.open(path, os.O_RDONLY)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # out of the page cache, as a closed shard leaves it
+        os.close(fd)
+    if cached_share(hot) > 0.5:
+        pytest.skip("this filesystem keeps its pages whatever is advised")
+    before = rss_kb()
+    assert heap.fill_page_cache(tmp_path, only=("/payload_storage/",)) == 4 << 20
+    assert cached_share(hot) == 1.0 and cached_share(cold) < 0.5
+    assert rss_kb() - before < 2048  # read through one small buffer: the process is no bigger

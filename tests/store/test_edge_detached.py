@@ -131,6 +131,21 @@ def test_a_store_opened_linked_moves_under_a_generation_and_keeps_everything(tmp
         assert fresh.count(EVERY) == 1
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mincore: Linux")
+def test_fill_page_cache_reads_what_every_search_reads(tmp_path):
+    from tests.test_heap import cached_share
+
+    path = tmp_path / "shard"
+    filled(path).close()  # Qdrant Edge drops a shard's pages from the page cache as it closes it
+    with EdgeStore(path, dim=8, linked=True) as store:
+        assert store.fill_page_cache() > 0
+        hot = [p for p in path.resolve().rglob("*") if p.is_file() and p.stat().st_size
+               and any(part in str(p) for part in edge_module.HOT_FILES)]
+        assert any("/payload_storage/" in str(p) for p in hot)
+        assert all(cached_share(p) == 1.0 for p in hot)
+        assert store.count(EVERY) == 5
+
+
 def test_a_crash_between_the_renames_of_linking_loses_nothing(tmp_path):
     path = tmp_path / "shard"
     filled(path).close()

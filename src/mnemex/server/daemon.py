@@ -333,6 +333,8 @@ def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
         # its shard has open, and none has to close that shard first (~60 ms at 100k)
         engine = build_engine(settings, default_project=None, embedder=embedder, linked_store=hand_over)
         log.info("engine ready in %.2f s", time.monotonic() - started)
+        if hasattr(engine.store, "fill_page_cache"):  # the embedded store: its first searches read from memory
+            threading.Thread(target=_fill_page_cache, args=(engine.store,), name="mnemex-pages", daemon=True).start()
         app = build_app(settings, files, engine)
         sock = bind_socket(files)
         if hand_over:
@@ -363,14 +365,24 @@ def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
                 lock.release()
 
 
+def _fill_page_cache(store: Any) -> None:
+    try:
+        started = time.monotonic()
+        done = store.fill_page_cache()
+        log.info("store pages read into the page cache (%.0f MB in %.2f s)", done / 1e6, time.monotonic() - started)
+    except Exception:  # only a warm-up: the searches read what they need
+        log.warning("reading the store's pages ahead failed", exc_info=True)
+
+
 def warm_up(embedder: Any, sparse: Any, store: Any) -> None:
     """What the successor's first call would otherwise pay (its wait comes on top of the handover's):
-    the model's first inference, the token counter's encoding, and the store's pages under a hybrid
-    query. Reads only: the store is not this process's yet."""
+    the model's first inference, the token counter's encoding, and the store's pages (read into the
+    page cache, then touched by a hybrid query). Reads only: the store is not this process's yet."""
     from mnemex.engine.tokens import estimate_tokens
     from mnemex.store.base import VectorQuery
 
     text = "where is the warm-up query for the successor"
+    _fill_page_cache(store)
     try:
         store.query_many([VectorQuery(dense=embedder.embed_query(text)), VectorQuery(sparse=sparse.embed_query(text))])
         estimate_tokens(text)
