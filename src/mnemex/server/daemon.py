@@ -353,16 +353,34 @@ def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
             # leaving while onnxruntime builds its session aborts the process ("terminate called
             # without an active exception") and the reason above is lost: let the load end first
             loader.join(timeout=60)
+        if handover is not None and handover.done:
+            _leave_handed_over(engine, lock.fd)  # never returns
         try:
             if engine is not None:
                 engine.close()
                 log.info("store closed")
         finally:
-            if handover is not None and handover.done:
-                os.close(lock.fd)  # not released: the successor holds the same lock, and the run files are its
-            else:
-                files.remove_runtime_files()
-                lock.release()
+            files.remove_runtime_files()
+            lock.release()
+
+
+def _leave_handed_over(engine: Any, lock_fd: int) -> None:
+    """End a daemon that handed its store over: its journal and vocabulary close, the owner lock's
+    descriptor closes without unlocking (the successor holds the same lock, and the run files are
+    its), and the process ends at once. Tearing down the interpreter would close the shard and free
+    every object (0.4-0.5 s at 100k) while the successor answers its first calls on the same cores."""
+    try:
+        if engine is not None:
+            engine.close_handed_over()
+        log.info("handed over: leaving")
+    except Exception:
+        log.exception("closing after the handover failed")
+    finally:
+        os.close(lock_fd)
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def _fill_page_cache(store: Any) -> None:
@@ -461,6 +479,8 @@ def run_successor(argv: list[str]) -> int:
         log.exception("successor: taking the store over failed; the next request starts a new daemon")
         return 1
     finally:
+        if handover is not None and handover.done:
+            _leave_handed_over(engine, lock_fd)  # handed on in turn; never returns
         try:
             if engine is not None:
                 engine.close()
@@ -469,12 +489,9 @@ def run_successor(argv: list[str]) -> int:
                     if part is not None:
                         part.close()
         finally:
-            if handover is not None and handover.done:
-                os.close(lock_fd)  # handed on in turn
-            else:
-                if files is not None:
-                    files.remove_runtime_files()
-                OwnerLock(lock_fd, "daemon").release()
+            if files is not None:
+                files.remove_runtime_files()
+            OwnerLock(lock_fd, "daemon").release()
 
 
 def main(argv: list[str] | None = None) -> int:
