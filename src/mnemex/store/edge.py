@@ -634,10 +634,11 @@ class EdgeStore:
                 remove_tree(waiting)  # taken before the compaction: it holds what was purged
             if shard is not None:
                 shard.close()
+            linked = self.path.is_symlink()
             os.replace(self.path, old)
             os.replace(tmp, self.path)
             remove_tree(old)
-            self._shard = self._open()
+            self._shard = self._open(linked)  # a linked store stays linked (its next handover closes nothing)
         self._release_cold_pages()
 
     def outdated(self) -> bool:
