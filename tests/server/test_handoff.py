@@ -136,3 +136,38 @@ def test_a_successor_carries_the_dream_and_sweep_schedules_on(engine) -> None:
     engine.carry_timers({"dream": 60.0, "sweep": None})  # what the daemon's "go" says
     assert not engine.dreamer.due()  # dreams every_hours after the old daemon's dream, not at once
     assert 60.0 <= engine.timers()["dream"] < 120.0 and engine.timers()["sweep"] is None
+
+
+def test_a_daemon_in_the_foreground_keeps_its_pid_while_its_successor_serves(daemons, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    env = {**daemon_client.daemon_env(daemons), **SMALL}
+    files = RunFiles.for_settings(daemons)
+    log = tmp_path / "foreground.log"
+    with open(log, "wb") as err:
+        fg = subprocess.Popen([sys.executable, "-m", "mnemex", "daemon", "run"], env=env, stderr=err,
+                              stdin=subprocess.DEVNULL)
+    proc = None
+    try:
+        assert wait_until(lambda: files.read_pid() == fg.pid, 60), log.read_text()
+        proc, ask = relay_process(env)  # a client of the daemon running in the foreground
+        ask(INIT)
+        ids = [memorize(ask, i, text) for i, text in enumerate(FACTS, 1)]
+        assert wait_until(lambda: "took the store over" in log.read_text(), 60), log.read_text()
+        assert wait_until(lambda: b"mnemex.server.follow" in Path(f"/proc/{fg.pid}/cmdline").read_bytes(), 10)
+        assert fg.poll() is None  # the pid a terminal or a service manager waits on lives on
+        successor = files.read_pid()
+        assert successor != fg.pid and files.owner()["pid"] == successor
+        assert found_first(ask, 10, "which port does the billing worker listen on") == ids[0]
+        fg.send_signal(signal.SIGTERM)  # `systemctl stop`, Ctrl-C: passed on to the serving daemon
+        assert fg.wait(20) == 0  # once the lock is free: the successor closed the store
+        assert files.owner() is None and wait_until(lambda: gone(successor), 10)
+        assert "Traceback" not in log.read_text(), log.read_text()
+    finally:
+        if proc is not None:
+            proc.stdin.close()
+            proc.wait(20)
+        if fg.poll() is None:
+            fg.kill()
+    assert all_ids(daemons) == set(ids)

@@ -138,7 +138,8 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     if args.action == "run":
         from mnemex.server.daemon import run_daemon
 
-        return run_daemon(settings) or 0
+        # it hands its store over as a detached daemon does, and follows the daemons after it
+        return run_daemon(settings, hand_over=True, follow=True) or 0
     if args.action == "start":
         path = daemon_client.ensure_daemon(settings)
         print(f"mnemex daemon running on {path}")

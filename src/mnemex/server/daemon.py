@@ -298,13 +298,14 @@ def _stop_before_serving(signum: int, frame: Any) -> None:
         raise SystemExit(0)
 
 
-def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
+def run_daemon(settings: Any, *, hand_over: bool = False, follow: bool = False) -> int:
     """Own the store and serve it until SIGTERM/SIGINT (or idle exit); returns the exit status.
 
     0 when another daemon already owns the store; the engine is closed (store flushed) and the
     socket and pid files are removed on every way out — unless the store was handed over to a
-    successor process (`hand_over`: a detached daemon does that when an optimized copy should be
-    served, `handoff.py`), which then owns them.
+    successor process (`hand_over`: done when an optimized copy should be served, `handoff.py`),
+    which then owns them. `follow` (a daemon in the foreground): once handed over, this process
+    becomes `server/follow.py`, which keeps its pid until the daemons after it are gone.
     """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -354,7 +355,7 @@ def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
             # without an active exception") and the reason above is lost: let the load end first
             loader.join(timeout=60)
         if handover is not None and handover.done:
-            _leave_handed_over(engine, lock.fd)  # never returns
+            _leave_handed_over(engine, lock.fd, files.lock_file if follow else None)  # never returns
         try:
             if engine is not None:
                 engine.close()
@@ -364,15 +365,17 @@ def run_daemon(settings: Any, *, hand_over: bool = False) -> int:
             lock.release()
 
 
-def _leave_handed_over(engine: Any, lock_fd: int) -> None:
+def _leave_handed_over(engine: Any, lock_fd: int, follow: Path | None = None) -> None:
     """End a daemon that handed its store over: its journal and vocabulary close, the owner lock's
     descriptor closes without unlocking (the successor holds the same lock, and the run files are
     its), and the process ends at once. Tearing down the interpreter would close the shard and free
-    every object (0.4-0.5 s at 100k) while the successor answers its first calls on the same cores."""
+    every object (0.4-0.5 s at 100k) while the successor answers its first calls on the same cores.
+    `follow` (the owner lock file of a daemon in the foreground): exec `server/follow.py` instead,
+    so the pid a terminal or a service manager waits on lives while a daemon serves the store."""
     try:
         if engine is not None:
             engine.close_handed_over()
-        log.info("handed over: leaving")
+        log.info("handed over: %s", "following the daemons after this one" if follow else "leaving")
     except Exception:
         log.exception("closing after the handover failed")
     finally:
@@ -380,6 +383,15 @@ def _leave_handed_over(engine: Any, lock_fd: int) -> None:
         logging.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()
+        if follow is not None:
+            from mnemex.server.follow import STOP_SIGNALS
+
+            # held, not lost, while the follower starts: the mask and pending signals survive exec
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                os.execv(sys.executable, [sys.executable, "-m", "mnemex.server.follow", str(follow)])
+            except OSError:
+                pass  # cannot exec: leave as a detached daemon does
         os._exit(0)
 
 
