@@ -6,6 +6,7 @@
     PYTHONPATH=src:. python benchmarks/search_probe.py stall [--size 100000] [--rewrite 50000] [--flush-every N]
     PYTHONPATH=src:. python benchmarks/search_probe.py relayout --cache ~/.cache/mnemex-bench/g1-100000
     PYTHONPATH=src:. python benchmarks/search_probe.py placement [--datatype float32] [--on-disk none|all]
+    PYTHONPATH=src:. python benchmarks/search_probe.py reopen [--size 100000] [--queries 40]
 
 - loop: `MemoryEngine.search` over distinct queries with their embeddings cached, p50/p95, and
   the garbage collector's pauses meanwhile (`--freeze`: `gc.freeze()` after warm-up);
@@ -17,6 +18,10 @@
   `--datatype` and the payload indexes named by `--on-disk` on disk (`default`:
   `edge.ON_DISK_INDEXES`), then the shard's load time (3 loads), the search loop's p50/p95 and
   the resident set by mapping after it;
+- reopen: the first search of each of `--queries` fresh queries (no embedding cached) on a store
+  another engine has just closed (Qdrant Edge then drops its pages from the page cache), with the
+  time the shard's `retrieve` took; then again on the same queries after the close, a reopen and
+  `EdgeStore.fill_page_cache` (what a daemon does as it starts);
 - stall: the longest search of a concurrent loop while `--rewrite` points are written again
   through the store, then while a copy is optimized the daemon's way
   (`optimize_detached(swap=False)`); the store flushes after every `edge.FLUSH_EVERY` points
@@ -117,6 +122,55 @@ def _timed(engine, queries: list[str]) -> tuple[float, float]:
         engine.search(q, limit=10)
         took.append((time.perf_counter() - t0) * 1000)
     return statistics.median(took), _pct(took, 0.95)
+
+
+def _first_searches(engine, embedder, queries: list[str]) -> tuple[float, float]:
+    """Median ms of one search per query with no embedding cached, and median ms of `retrieve`."""
+    store, spent = engine.store, []
+    real = store._do
+
+    def timed_do(method, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return real(method, *args, **kwargs)
+        finally:
+            if method == "retrieve":
+                spent[-1] += (time.perf_counter() - t0) * 1000
+
+    store._do = timed_do
+    took = []
+    try:
+        for q in queries:
+            embedder._cache.clear()
+            spent.append(0.0)
+            t0 = time.perf_counter()
+            engine.search(q, limit=10)
+            took.append((time.perf_counter() - t0) * 1000)
+    finally:
+        del store._do
+    return statistics.median(took), statistics.median(spent)
+
+
+def reopen(args: argparse.Namespace, tmp: Path) -> None:
+    from mnemex.engine.factory import build_engine
+
+    engine, embedder = _engine(args.size, tmp)
+    settings = data.settings_for(tmp / "data")
+    queries = data.queries(args.queries + 5)
+    engine.search(queries[-1], limit=10)  # the model's first inference, untimed
+    engine.close()  # the pages of its files leave the page cache here
+    for label, fill in (("reopened", False), ("reopened, page cache filled", True)):
+        engine = build_engine(settings, default_project=data.PROJECTS[0], embedder=embedder)
+        try:
+            if fill:
+                t0 = time.perf_counter()
+                done = engine.store.fill_page_cache()
+                print(f"fill_page_cache: {done / 1e6:.0f} MB in {(time.perf_counter() - t0) * 1000:.0f} ms")
+            median, retrieve = _first_searches(engine, embedder, queries[:args.queries])
+            print(f"{label}: first search of {args.queries} fresh queries p50 {median:.1f} ms, "
+                  f"retrieve p50 {retrieve:.1f} ms")
+        finally:
+            engine.close()
 
 
 def relayout(args: argparse.Namespace, tmp: Path) -> None:
@@ -246,7 +300,7 @@ def stall(args: argparse.Namespace, tmp: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", choices=("loop", "rss", "stall", "relayout", "placement", "_rebuild"))
+    ap.add_argument("probe", choices=("loop", "rss", "stall", "relayout", "placement", "reopen", "_rebuild"))
     ap.add_argument("--cache", type=Path, help="another cached store directory to copy (e.g. one of an older "
                     "layout: ~/.cache/mnemex-bench/g1-100000)")
     ap.add_argument("--size", type=int, default=100_000, help="the cached scale store to copy")
@@ -269,7 +323,8 @@ def main() -> None:
         raise SystemExit(f"no cached store of {args.size:,} memories: run benchmarks/scale.py --sizes {args.size} first")
     tmp = Path(tempfile.mkdtemp(prefix="mnemex-probe-"))
     try:
-        {"loop": loop, "rss": rss, "stall": stall, "relayout": relayout, "placement": placement}[args.probe](args, tmp)
+        {"loop": loop, "rss": rss, "stall": stall, "relayout": relayout, "placement": placement,
+         "reopen": reopen}[args.probe](args, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

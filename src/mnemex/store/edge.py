@@ -75,9 +75,10 @@ COLD_FILES = ("/wal/", "/payload_index/")
 #: Parts of the shard's files every search reads: the payloads and the BM25 inverted index. Qdrant
 #: Edge drops a shard's pages from the page cache when it closes it, and the inverted index's at
 #: load, so a daemon started on a store another process closed read them from disk: its first
-#: searches at 100k took 25-30 ms instead of 11-12 (`retrieve` 7-10 ms instead of 1). Reading
-#: them into the page cache first (`fill_page_cache`, ~60 ms at 100k) makes the process no
-#: bigger: the pages are mapped as searches touch them, as before (benchmarks/RESULTS.md).
+#: searches at 100k took p50 25.9 ms instead of 15.9 (`retrieve` 10.5 ms instead of 1.2;
+#: benchmarks/search_probe.py reopen). Reading them into the page cache first (`fill_page_cache`,
+#: 111 MB in ~0.1 s at 100k) makes the process no bigger: the pages are mapped as searches touch
+#: them, as before.
 HOT_FILES = ("/payload_storage/", "/vector_index-bm25/")
 
 log = logging.getLogger(__name__)
