@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.engine.statements import Relation, compare, read
+from mnemex.engine.statements import Relation, asks_for_older, compare, read
 from mnemex.engine.statements.reading import Value, normalise_name, shape
 from tests.engine.statements.pairs import PAIRS
 
@@ -389,3 +389,14 @@ def test_a_job_switched_off_replaces_what_said_it_runs_even_in_far_wording(old, 
     assert verdict.relation is Relation.REPLACES and "switched off" in verdict.reason, verdict
     # below the least cosine it is about something else
     assert compare(read(old), read(new), 0.2).relation is not Relation.REPLACES
+
+
+def test_a_query_asks_for_the_older_statement_when_it_names_more_of_what_only_the_older_one_holds():
+    older = read("Thumbnail jobs run on a dedicated worker pool with 8 processes.")
+    newer = read("Webhook deliveries share the default worker pool, which has 2 processes.")
+    assert asks_for_older(read("how many processes does the thumbnail worker pool have?"), older, newer)
+    assert not asks_for_older(read("how many processes does the webhook worker pool have?"), older, newer)
+    # a question about what both are about names as much of each: the newer one may lead
+    flags_old = read("Feature flags in the mobile app are read from a JSON file bundled with each release.")
+    flags_new = read("The mobile app fetches its feature flags from LaunchDarkly at startup.")
+    assert not asks_for_older(read("where does the mobile app get its feature flags?"), flags_old, flags_new)

@@ -97,7 +97,7 @@ class Retriever:
             order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))
         outdated: dict[str, str] = {}
         if cfg.resolution:
-            order, outdated = resolve(ctx, order, cands, cfg, flt, limit, qvec)
+            order, outdated = resolve(ctx, order, cands, cfg, flt, limit, qvec, text)
         return results(ctx, order[:limit], cands, cfg, flt, limit, outdated)
 
 

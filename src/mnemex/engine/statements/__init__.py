@@ -9,6 +9,7 @@ from mnemex.engine.statements.compare import (
     Thresholds,
     Verdict,
     adds_nothing,
+    asks_for_older,
     swaps_words,
     compare,
     conflict,
@@ -22,5 +23,10 @@ from mnemex.engine.statements.reading import Statement, read
 #: memories it may replace; on an older one, the id of the newer memory that may make it outdated.
 MAY_REPLACE = "may_replace"
 MAYBE_OUTDATED_BY = "maybe_outdated_by"
+#: On an older memory: the ids of the newer memories about much the same thing that gave another
+#: value without saying anything changed (the gate offered each as a possible replacement, uncued),
+#: the last `SAID_OTHERWISE_KEPT` of them, oldest first.
+SAID_OTHERWISE_BY = "said_otherwise_by"
+SAID_OTHERWISE_KEPT = 4
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "Statement", "Thresholds", "Verdict", "adds_nothing", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words", "tells_other_change"]
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words", "tells_other_change"]

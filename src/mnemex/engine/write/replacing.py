@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Callable, Sequence
 
 from mnemex.engine.ids import memory_id_of
-from mnemex.engine.statements import MAY_REPLACE, MAYBE_OUTDATED_BY
+from mnemex.engine.statements import MAY_REPLACE, MAYBE_OUTDATED_BY, SAID_OTHERWISE_BY, SAID_OTHERWISE_KEPT
 from mnemex.engine.write.log import WriteLog
 from mnemex.engine.write.prediction_gate import Candidate
 from mnemex.errors import InvalidInputError, NotFoundError
@@ -186,12 +186,25 @@ class Replacements:
 
     def flag(self, new: Memory, candidates: Sequence[Candidate]) -> None:
         """Mark each older memory the new statement says changed (a cued candidate) as possibly
-        outdated by it, so a search that finds the older one also brings the newer one first."""
+        outdated by it, so a search that finds the older one also brings the newer one first; an
+        uncued candidate (much the same thing, another value, no word of change) is marked as said
+        otherwise by it, which the read path weighs against what the query asks about."""
         for c in candidates:
-            if not c.cued or c.memory.pinned or c.memory.immutable:
+            if c.memory.pinned or c.memory.immutable:
                 continue
             old = c.memory
-            after = old.model_copy(update={"metadata": {**old.metadata, MAYBE_OUTDATED_BY: new.id}})
+            if c.cued:
+                flag: str | list[str] = new.id
+                if old.metadata.get(MAYBE_OUTDATED_BY) == new.id:
+                    continue
+                key = MAYBE_OUTDATED_BY
+            else:  # several later statements may each give another value: the last few are kept
+                held = old.metadata.get(SAID_OTHERWISE_BY)
+                held = [i for i in held if isinstance(i, str)] if isinstance(held, list) else []
+                if new.id in held:
+                    continue
+                flag, key = (held + [new.id])[-SAID_OTHERWISE_KEPT:], SAID_OTHERWISE_BY
+            after = old.model_copy(update={"metadata": {**old.metadata, key: flag}})
             self._replace(old, after, op="flag", reembed=False, by=new.provenance)
 
     @staticmethod

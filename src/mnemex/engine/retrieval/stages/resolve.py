@@ -6,7 +6,11 @@ reader. The source is the gate's own flag: an older memory with `maybe_outdated_
 newer statement said something changed about it ("now", "moved to", "instead of") without the
 gate being sure. The newer memory is brought in even when the search did not find it, moved just
 above the older one, and the older one is marked `outdated_by` with its id so the model reads
-which is current. With `resolution_compare` the top results are also compared with each other by
+which is current. A weaker source is `said_otherwise_by`: newer memories about much the same thing
+that gave another value with no word of change (the candidates the gate offered the agent). One of
+them leads only when the search found it too (never brought in) and the query does not name more
+of what only the older one holds than of what only the newer one holds (`statements.asks_for_older`):
+"how are Eastgate's kiosks locked down?" asks about the older statement, not about Northfield's. With `resolution_compare` the top results are also compared with each other by
 the gate's rules (`engine/statements`) — off by default: pairs the gate never compared are mostly
 look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
 
@@ -31,8 +35,10 @@ from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import vectors_of
 from mnemex.engine.statements import (
     MAYBE_OUTDATED_BY,
+    SAID_OTHERWISE_BY,
     Relation,
     Statement,
+    asks_for_older,
     compare,
     conflict,
     evidence,
@@ -45,16 +51,17 @@ from mnemex.models import RECORD_KINDS, MemoryFilter
 
 
 def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: RetrievalConfig, flt: MemoryFilter,
-            limit: int, qvec: Sequence[float] | None = None) -> tuple[list[str], dict[str, str]]:
+            limit: int, qvec: Sequence[float] | None = None, query: str = "") -> tuple[list[str], dict[str, str]]:
     """(the order with each newer statement just above the older one it outdates, {older id: newer id})."""
     window = [k for k in order[: max(limit, cfg.resolution_window)] if cands[k].memory.kind not in RECORD_KINDS]
     if not window:
         return order, {}
-    flagged = {k: cands[k].memory.metadata.get(MAYBE_OUTDATED_BY) for k in window}
-    flagged = {k: v for k, v in flagged.items() if isinstance(v, str) and v != k}
-    if not flagged and not cfg.resolution_compare:
+    flagged = _flags(window, cands, MAYBE_OUTDATED_BY)
+    otherwise = _otherwise(window, cands) if cfg.resolution_otherwise and query else {}
+    otherwise = {k: v for k, v in otherwise.items() if k not in flagged}
+    if not flagged and not otherwise and not cfg.resolution_compare:
         return order, {}
-    _bring(ctx, [v for v in flagged.values() if v not in cands], cands, flt)
+    _bring(ctx, [v for v in dict.fromkeys(flagged.values()) if v not in cands], cands, flt)
     keys = list(dict.fromkeys(window + [v for v in flagged.values() if v in cands]))
     vectors = vectors_of(ctx, keys, cands)
     if len(vectors) < 2:
@@ -66,6 +73,17 @@ def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrieva
         if why:
             outdated[old] = new
             cands[old].why.append(f"outdated by {new} ({why})")
+    asked = read(query) if otherwise else None
+    shown = set(window)
+    for old, later in otherwise.items():
+        # no word of change: only when the search found the newer one too (never brought in), and
+        # the query does not ask about the older one's own subject; of several, the most alike
+        passing = [new for new in later if new in shown and judge.flagged(old, new)
+                   and not judge.asks_for_older(asked, old, new)]
+        if passing:
+            new = max(passing, key=lambda n: judge.sim(old, n))
+            outdated[old] = new
+            cands[old].why.append(f"outdated by {new} (said otherwise, later)")
     pairs = [k for k in window if k not in outdated and k in vectors] if cfg.resolution_compare else []
     for i, a in enumerate(pairs):
         for b in pairs[i + 1:]:
@@ -98,6 +116,9 @@ class _Judge:
 
     def sim(self, a: str, b: str) -> float:
         return float(np.dot(np.asarray(self.vectors[a], dtype=np.float32), np.asarray(self.vectors[b], dtype=np.float32)))
+
+    def asks_for_older(self, asked: Statement, old: str, new: str) -> bool:
+        return asks_for_older(asked, self.statement(old), self.statement(new))
 
     def answers(self, new: str, old: str) -> bool:
         """The newer one answers the query about as well as the older one (a look-alike the query is
@@ -141,6 +162,24 @@ class _Judge:
             # well, give different values: the later one is the one that holds now
             return "says otherwise, later"
         return ""
+
+
+def _flags(window: list[str], cands: Candidates, key: str) -> dict[str, str]:
+    """{older id: newer id} of the window's memories the write path marked under `key`."""
+    found = {k: cands[k].memory.metadata.get(key) for k in window}
+    return {k: v for k, v in found.items() if isinstance(v, str) and v != k}
+
+
+def _otherwise(window: list[str], cands: Candidates) -> dict[str, list[str]]:
+    """{older id: the newer ids it was marked said otherwise by} in the window."""
+    out = {}
+    for k in window:
+        held = cands[k].memory.metadata.get(SAID_OTHERWISE_BY)
+        ids = [held] if isinstance(held, str) else held if isinstance(held, list) else []
+        ids = [i for i in ids if isinstance(i, str) and i != k]
+        if ids:
+            out[k] = ids
+    return out
 
 
 def _changed(old: Statement, new: Statement) -> bool:
