@@ -170,3 +170,19 @@ def test_the_last_few_statements_that_said_otherwise_are_kept(engine):
     assert 3 <= len(held) <= SAID_OTHERWISE_KEPT and set(held) <= set(later)
     assert held[0] == later[0]  # the first one, offered before the others, is still there
     assert held == [i for i in later if i in held]  # oldest first
+
+
+def test_other_facts_about_the_same_component_never_outdate_each_other(engine):
+    """Facts about one component, each of another attribute, give other values and name the same
+    thing, so the gate offers them to each other; a question about one attribute shares only the
+    component's name with the others, and no order changes for it."""
+    texts = ["ledger-sync keeps its state in Postgres.", "ledger-sync is written in Go.",
+             "ledger-sync needs LEDGER_TOKEN set or it refuses to start.",
+             "The ledger-sync service runs on port 7311 in dev and staging."]
+    ids = [remember(engine, t, created_at=T0 + timedelta(days=10 * i)).id for i, t in enumerate(texts)]
+    assert engine.recall([ids[0]], touch=False)[0].metadata.get(SAID_OTHERWISE_BY)  # the flags are there
+    query = "What datastore does ledger-sync use?"
+    got = engine.search(query, limit=5, now=NOW)
+    assert all(r.outdated_by is None for r in got)
+    off = engine.search(query, limit=5, now=NOW, config=DEFAULT.model_copy(update={"resolution_otherwise": False}))
+    assert [r.memory.id for r in got] == [r.memory.id for r in off]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.engine.statements import Relation, asks_for_older, compare, read
+from mnemex.engine.statements import Relation, asks_for_older, asks_in_words, compare, read
 from mnemex.engine.statements.reading import Value, normalise_name, shape
 from tests.engine.statements.pairs import PAIRS
 
@@ -400,3 +400,12 @@ def test_a_query_asks_for_the_older_statement_when_it_names_more_of_what_only_th
     flags_old = read("Feature flags in the mobile app are read from a JSON file bundled with each release.")
     flags_new = read("The mobile app fetches its feature flags from LaunchDarkly at startup.")
     assert not asks_for_older(read("where does the mobile app get its feature flags?"), flags_old, flags_new)
+
+
+def test_a_query_asks_in_words_when_it_shares_more_than_a_name():
+    query = read("What datastore does ledger-sync use?")
+    assert not asks_in_words(query, read("ledger-sync needs LEDGER_TOKEN set or it refuses to start."))
+    assert not asks_in_words(query, read("ledger-sync is written in Go."))
+    assert asks_in_words(query, read("The ledger-sync datastore moved to CockroachDB."))
+    assert asks_in_words(read("where do the mobile app's feature flags come from?"),
+                         read("The mobile app fetches its feature flags from LaunchDarkly at startup."))

@@ -10,6 +10,7 @@ from mnemex.engine.statements.compare import (
     Verdict,
     adds_nothing,
     asks_for_older,
+    asks_in_words,
     swaps_words,
     compare,
     conflict,
@@ -29,4 +30,4 @@ MAYBE_OUTDATED_BY = "maybe_outdated_by"
 SAID_OTHERWISE_BY = "said_otherwise_by"
 SAID_OTHERWISE_KEPT = 4
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words", "tells_other_change"]
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words", "tells_other_change"]

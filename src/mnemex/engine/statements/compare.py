@@ -344,6 +344,28 @@ def asks_for_older(query: Statement, old: Statement, new: Statement) -> bool:
     return len(q & (o - n)) > len(q & (n - o))
 
 
+def asks_in_words(query: Statement, s: Statement) -> bool:
+    """The query shares a content word with `s`, not only a name: it asks about what `s` says of
+    the thing ("what datastore does cdn-purger use?" shares nothing but the name with
+    "cdn-purger needs DATABASE_URL set", another fact about the same component)."""
+    named = _in_names(query.text) | _in_names(s.text) | s.parts
+    return bool((query.words - named) & s.words)
+
+
+#: A written name: joined by a dash, dot, slash or underscore, or in camelCase (`ledger-sync`,
+#: `Riverchat.Hooks`, `fetchUser`); its pieces are parts of a name, not words said about it.
+_JOINED = re.compile(r"\b[A-Za-z0-9]+(?:[-./_][A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b")
+
+
+def _in_names(text: str) -> frozenset[str]:
+    out = set()
+    for m in _JOINED.finditer(text):
+        for piece in re.split(r"[^A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", m.group(0))):
+            if piece:
+                out.add(stem(piece.lower()))
+    return frozenset(out)
+
+
 def tells_other_change(old: Statement, new: Statement) -> bool:
     """The newer statement names the alternative it replaces ("instead of #team-cdn", "from Jenkins
     to", "moved off Sentry") and the older one holds none of it: the change it tells is of

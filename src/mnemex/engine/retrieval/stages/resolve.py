@@ -8,9 +8,11 @@ gate being sure. The newer memory is brought in even when the search did not fin
 above the older one, and the older one is marked `outdated_by` with its id so the model reads
 which is current. A weaker source is `said_otherwise_by`: newer memories about much the same thing
 that gave another value with no word of change (the candidates the gate offered the agent). One of
-them leads only when the search found it too (never brought in) and the query does not name more
-of what only the older one holds than of what only the newer one holds (`statements.asks_for_older`):
-"how are Eastgate's kiosks locked down?" asks about the older statement, not about Northfield's. With `resolution_compare` the top results are also compared with each other by
+them leads only when the search found it too (never brought in), the query shares a word with it,
+not only a name (`statements.asks_in_words`: "what datastore does cdn-purger use?" is not about
+"cdn-purger needs DATABASE_URL set"), and the query does not name more of what only the older one
+holds than of what only the newer one holds (`statements.asks_for_older`): "how are Eastgate's
+kiosks locked down?" asks about the older statement, not about Northfield's. With `resolution_compare` the top results are also compared with each other by
 the gate's rules (`engine/statements`) — off by default: pairs the gate never compared are mostly
 look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
 
@@ -39,6 +41,7 @@ from mnemex.engine.statements import (
     Relation,
     Statement,
     asks_for_older,
+    asks_in_words,
     compare,
     conflict,
     evidence,
@@ -76,10 +79,11 @@ def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrieva
     asked = read(query) if otherwise else None
     shown = set(window)
     for old, later in otherwise.items():
-        # no word of change: only when the search found the newer one too (never brought in), and
-        # the query does not ask about the older one's own subject; of several, the most alike
+        # no word of change: only when the search found the newer one too (never brought in), the
+        # query asks about what it says (a word, not only a name) and not about the older one's own
+        # subject; of several, the most alike
         passing = [new for new in later if new in shown and judge.flagged(old, new)
-                   and not judge.asks_for_older(asked, old, new)]
+                   and asks_in_words(asked, judge.statement(new)) and not judge.asks_for_older(asked, old, new)]
         if passing:
             new = max(passing, key=lambda n: judge.sim(old, n))
             outdated[old] = new
