@@ -116,6 +116,9 @@ def test_what_the_reading_takes_for_values_and_cues():
     # "as well as" joins two things; it does not say the statement adds to another one
     assert not read("It takes S3 URIs as well as local paths.").additive
     assert read("The worker reads S3 URIs as well.").additive
+    # "too" adds where a clause ends, not before what it qualifies
+    assert read("The audit bucket gets a copy too.").additive and read("Staging, too, runs it.").additive
+    assert not read("Billing events live in `ledger_events` now; the old name was too easy to mistype.").additive
     # "deleted" is a change only when something was deleted, not as what a rule does
     assert read("The old flag was deleted from the loader.").change >= 0.9
     assert read("Objects in the bucket are deleted after 30 days.").change == 0.0
@@ -237,6 +240,12 @@ def test_a_left_behind_name_with_a_colon_is_named_as_left_behind():
     assert compare(read("ledger-core is built on the python:3.12-slim-bookworm base image."), switch,
                    0.6).relation is Relation.REPLACES
     assert normalise_name("localhost:8080") in read("The API moved from localhost:8080 to localhost:9090.").left
+
+
+def test_moved_off_one_thing_onto_another_leaves_only_the_first_behind():
+    new = read("The mobile builds moved off Bitrise onto Codemagic last month.")
+    assert new.left == {"bitris"} and "codemagic" in new.names  # (stemmed)
+    assert compare(read("Mobile builds run on Bitrise."), new, 0.6).relation is Relation.REPLACES
 
 
 def test_stopping_a_practice_is_a_change_cue():

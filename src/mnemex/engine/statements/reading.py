@@ -92,7 +92,10 @@ _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|
                            # a warning not to change it: "don't switch it to CSV", "never move it off S3"
                            r"|\b(?:don'?t|do not|never|shouldn'?t|should not|must not|mustn'?t|no need to)\s+(?:ever\s+)?"
                            r"(?:change|move|switch|replace|rename|migrate|swap|drop|remove)\b", re.I)
-_ADDITIVE = re.compile(r"\b(?:too|also|as well(?! as)|in addition|additionally|likewise|on top of)\b", re.I)
+#: "too" adds only where a clause ends ("staging gets a copy too", "X, too, ..."), not before what it
+#: qualifies ("too easily confused", "too slow").
+_ADDITIVE = re.compile(r"\btoo\b(?=\s*(?:[,.;:!?)—]|$|and\b|but\b|so\b|now\b))|"
+                       r"\b(?:also|as well(?! as)|in addition|additionally|likewise|on top of)\b", re.I)
 _RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:(?:I|we) )?(?:noted|mentioned|agreed|said)(?: (?:before|earlier|above|previously))?|reminder|nothing changed|"
                         r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record|"
                         r"(?:just )?to restate|restating|as a reminder|once more)\b", re.I)
@@ -165,7 +168,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"(?:automated|automatic|enabled|running|on) again)\b", 0.8, "re-enabled"),
 ))
 STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
-             r"when|while|if|on|in|at|last|this|from|during|before|pending)")
+             r"when|while|if|on|in|at|last|this|from|during|before|pending|onto|into)")
 _SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:[.:][^\s,.;:!?()]+)*)"
          rf"(?:\s+(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+)){{0,4}}?)")
 _END = rf"(?=\s+{STOPPERS}\b|\s*[,.;:!?()]|\s*$)"
