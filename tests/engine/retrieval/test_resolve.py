@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from mnemex.config.retrieval import DEFAULT
 from mnemex.engine.statements import MAYBE_OUTDATED_BY, SAID_OTHERWISE_BY, SAID_OTHERWISE_KEPT
-from mnemex.models import Memory, MemoryKind, Provenance, Scope, WriteAction
+from mnemex.models import CHATTER, Memory, MemoryKind, Provenance, Scope, WriteAction
 from tests.helpers import remember
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -186,3 +186,19 @@ def test_other_facts_about_the_same_component_never_outdate_each_other(engine):
     assert all(r.outdated_by is None for r in got)
     off = engine.search(query, limit=5, now=NOW, config=DEFAULT.model_copy(update={"resolution_otherwise": False}))
     assert [r.memory.id for r in got] == [r.memory.id for r in off]
+
+
+def test_a_line_of_conversation_outdates_no_fact(engine):
+    """A flag pointing at a line the observer marked as chatter (an older gate's, or a remark that
+    names a new value) never puts the remark above the fact."""
+    fact_id, remark_id = str(uuid.uuid4()), str(uuid.uuid4())
+    base = dict(kind=MemoryKind.FACT, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="user"))
+    later = T0 + timedelta(days=30)
+    fact = Memory(id=fact_id, content="The search indexer batches 500 documents per bulk request.",
+                  created_at=T0, recorded_at=T0, valid_from=T0, metadata={SAID_OTHERWISE_BY: [remark_id]}, **base)
+    remark = Memory(id=remark_id, content="ok, trying the search indexer with 200 documents per bulk request, one sec",
+                    created_at=later, recorded_at=later, valid_from=later, metadata={"flags": [CHATTER]}, **base)
+    engine.import_memories([fact, remark])
+    got = engine.search("how many documents does the search indexer send per bulk request", limit=5, now=NOW)
+    assert {fact_id, remark_id} <= {r.memory.id for r in got}
+    assert got[0].memory.id == fact_id and all(r.outdated_by is None for r in got)

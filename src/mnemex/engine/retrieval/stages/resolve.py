@@ -137,6 +137,8 @@ class _Judge:
         """The write gate flagged `old` as maybe outdated by `new`: still the same thing, for this query?"""
         if new not in self.cands or new not in self.vectors or old not in self.vectors:
             return ""
+        if self.cands[new].hit.is_chatter:  # a line of conversation outdates no fact
+            return ""
         if not _newer(self.cands[new], self.cands[old]) or self.sim(old, new) < self.cfg.resolution_floor:
             return ""
         earlier, later = self.statement(old), self.statement(new)
