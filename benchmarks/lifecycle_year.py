@@ -314,7 +314,7 @@ def between(checkpoints: list[datetime], every_days: float) -> list[datetime]:
     return out
 
 
-def quiet_step(engine: Any, mode: str, t: datetime, tally: dict[str, float]) -> None:
+def quiet_step(engine: Any, mode: str, t: datetime, tally: dict[str, Any]) -> None:
     """The lifecycle between checkpoints (as the daemon would run it), timed, nothing asked."""
     start = time.perf_counter()
     if mode == "dream" and getattr(engine, "dream", None) is not None:
@@ -325,7 +325,7 @@ def quiet_step(engine: Any, mode: str, t: datetime, tally: dict[str, float]) -> 
 
 
 def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
-        max_questions: int | None = None, every_days: float = 0.0) -> list[dict[str, Any]]:
+        max_questions: int | None = None, every_days: float = 0.0, each_cycle: bool = False) -> list[dict[str, Any]]:
     clock = Clock(year.items[0].at)
     replay = Replay({i.key: i for i in year.items})
     with tempfile.TemporaryDirectory(prefix="mnemex-year-") as tmp:
@@ -337,7 +337,7 @@ def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
                             + [(t, 2, t) for t in checkpoints] + [(t, 3, t) for t in extra],
                             key=lambda e: (e[0], e[1]))
             rows, done, t0 = [], 0, time.perf_counter()
-            tally: dict[str, float] = {}
+            tally: dict[str, Any] = {}
             for at, kind, event in events:
                 if kind == 0:
                     ingest(engine, event, clock, replay)
@@ -349,7 +349,12 @@ def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
                     recall(engine, replay, event)
                 elif kind == 3:
                     clock.now = at
+                    asked = _sample(year, _next(checkpoints, at), max_questions) if each_cycle else []
+                    before = noise5(engine, asked, at, replay) if asked else None
                     quiet_step(engine, mode, at, tally)
+                    if before is not None:
+                        tally.setdefault("cycles", []).append(
+                            [at.strftime("%Y-%m-%d"), before, noise5(engine, asked, at, replay)])
                 else:
                     clock.now = at
                     rows.append(checkpoint(engine, year, at, mode, replay, done, max_questions))
@@ -374,11 +379,32 @@ def recall(engine: Any, replay: Replay, event: Any) -> None:
         engine.rate(ids[0], helped=True)
 
 
+def _sample(year: Year, t: datetime, max_questions: int | None) -> list[Question]:
+    """The questions asked at checkpoint `t`: all, or an even, fixed sample of `max_questions`."""
+    questions = [q for q in year.questions if q.at == t]
+    if max_questions is not None and len(questions) > max_questions:
+        questions = questions[::-(-len(questions) // max_questions)]
+    return questions
+
+
+def _next(checkpoints: list[datetime], t: datetime) -> datetime:
+    return next((c for c in checkpoints if c >= t), checkpoints[-1])
+
+
+def noise5(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> float:
+    """The share of noise and tool records among the top 5 of `questions` at `t`: what a dream
+    between checkpoints is measured by (noise labels do not depend on which answers are valid)."""
+    shown = bad = 0
+    for q in questions:
+        for r in engine.search(q.text, limit=5, now=t):
+            shown += 1
+            bad += replay.label(r.memory.id, t) in ("noise", "tool")
+    return bad / max(1, shown)
+
+
 def checkpoint(engine: Any, year: Year, t: datetime, mode: str, replay: Replay, done: int,
                max_questions: int | None) -> dict[str, Any]:
-    questions = [q for q in year.questions if q.at == t]
-    if max_questions is not None and len(questions) > max_questions:  # an even, fixed sample
-        questions = questions[::-(-len(questions) // max_questions)]
+    questions = _sample(year, t, max_questions)
     row: dict[str, Any] = {"at": t.strftime("%Y-%m-%d"), "memorized": done,
                            "before": store_counts(engine, replay, t)}
     row["ask_before"] = ask(engine, questions, t, replay)
@@ -411,6 +437,12 @@ def row_line(row: dict[str, Any]) -> str:
         extra += f" [dream {step['dream_s']:.2f} s{', ' + step['dream_error'] if 'dream_error' in step else ''}]"
     if row.get("between"):
         extra += f" [{row['between']['runs']:.0f} runs between, {row['between']['seconds']:.0f} s]"
+        cycles = row["between"].get("cycles") or []
+        if cycles:
+            moves = [("fell" if a < b else "rose" if a > b else "held") for _, b, a in cycles]
+            extra += (" [noise@5 across each dream between: " + ", ".join(
+                f"{_pct(b)}->{_pct(a)}" for _, b, a in cycles) + f"; {moves.count('fell')} fell, "
+                      f"{moves.count('held')} held, {moves.count('rose')} rose]")
     if step.get("during", {}).get("errors"):
         extra += f" [{step['during']['errors']} searches failed: {step['during']['first_error']}]"
     return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} "
@@ -446,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=float, default=7.0, metavar="DAYS",
                     help="also run the lifecycle (dream and sweep, or sweep) every DAYS between checkpoints, as the "
                          "daemon would (it dreams daily by default); 0 = only at checkpoints (default 7)")
+    ap.add_argument("--each-cycle", action="store_true",
+                    help="also measure noise@5 before and after each lifecycle run between checkpoints, on the "
+                         "next checkpoint's questions (slower: two rounds of searches per run)")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
     ap.add_argument("--misses", action="store_true", help="print the questions missed at the last checkpoint")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),
@@ -472,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(at most {args.max_questions} asked per checkpoint), {len(year.recalls)} recalls; "
           f"mode {args.mode}", flush=True)
     t0 = time.perf_counter()
-    rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions, args.every)
+    rows = run(year, args.mode, checkpoints, args.cache_dir, args.max_questions, args.every, args.each_cycle)
     for row in rows[:-1]:
         print(row_line(row))
     if args.misses:

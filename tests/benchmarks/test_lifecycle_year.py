@@ -113,3 +113,28 @@ def test_the_lifecycle_also_runs_every_few_days_between_checkpoints_never_beside
     days = [t.day for t in between(ends, 7)]
     assert days == [7, 14, 21, 28, 4, 11, 18, 25]  # Feb 28 is the checkpoint itself
     assert between(ends, 0) == []
+
+
+def test_noise_at_5_counts_chatter_and_tool_records_among_what_each_question_shows() -> None:
+    from types import SimpleNamespace
+
+    from benchmarks.lifecycle_year import _next, noise5
+    from benchmarks.year_data import Question
+
+    items = [Item("i0", T0, "billing-api listens on port 8080.", "fact", "s", "port:billing-api", "8080"),
+             Item("i1", T0, "ok, thanks", "noise", "s"), Item("i2", T0, "pytest -q passed", "tool", "s")]
+    replay = Replay({i.key: i for i in items})
+    for n, item in enumerate(items):
+        replay.record(item, WriteOutcome(action=WriteAction.CREATED, id=f"m{n}"))
+    shown = {"port": ["m0", "m1", "m2"], "chat": ["m1"]}
+
+    class Engine:
+        def search(self, text, limit, now):
+            return [SimpleNamespace(memory=SimpleNamespace(id=i)) for i in shown[text][:limit]]
+
+    questions = [Question(T0, text, "billing-api", "8080", ("i0",), "fact") for text in ("port", "chat")]
+    assert noise5(Engine(), questions, T0, replay) == 3 / 4  # m1 twice and m2, of four shown
+    assert noise5(Engine(), [], T0, replay) == 0.0
+    checkpoints = [T0 + timedelta(days=30), T0 + timedelta(days=60)]
+    assert _next(checkpoints, T0 + timedelta(days=31)) == checkpoints[1]
+    assert _next(checkpoints, T0 + timedelta(days=90)) == checkpoints[1]  # past the last: the last
