@@ -30,4 +30,10 @@ MAYBE_OUTDATED_BY = "maybe_outdated_by"
 SAID_OTHERWISE_BY = "said_otherwise_by"
 SAID_OTHERWISE_KEPT = 4
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "read", "swaps_words", "tells_other_change"]
+
+def said_otherwise(metadata: dict) -> list[str]:
+    """The ids a memory's metadata holds under `SAID_OTHERWISE_BY`, oldest first (nothing else)."""
+    held = metadata.get(SAID_OTHERWISE_BY)
+    return [i for i in held if isinstance(i, str)] if isinstance(held, list) else []
+
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "read", "said_otherwise", "swaps_words", "tells_other_change"]

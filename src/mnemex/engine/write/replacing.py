@@ -19,7 +19,13 @@ from datetime import datetime
 from typing import Callable, Sequence
 
 from mnemex.engine.ids import memory_id_of
-from mnemex.engine.statements import MAY_REPLACE, MAYBE_OUTDATED_BY, SAID_OTHERWISE_BY, SAID_OTHERWISE_KEPT
+from mnemex.engine.statements import (
+    MAY_REPLACE,
+    MAYBE_OUTDATED_BY,
+    SAID_OTHERWISE_BY,
+    SAID_OTHERWISE_KEPT,
+    said_otherwise,
+)
 from mnemex.engine.write.log import WriteLog
 from mnemex.engine.write.prediction_gate import Candidate
 from mnemex.errors import InvalidInputError, NotFoundError
@@ -194,17 +200,15 @@ class Replacements:
                 continue
             old = c.memory
             if c.cued:
-                flag: str | list[str] = new.id
                 if old.metadata.get(MAYBE_OUTDATED_BY) == new.id:
                     continue
-                key = MAYBE_OUTDATED_BY
+                mark: dict[str, str | list[str]] = {MAYBE_OUTDATED_BY: new.id}
             else:  # several later statements may each give another value: the last few are kept
-                held = old.metadata.get(SAID_OTHERWISE_BY)
-                held = [i for i in held if isinstance(i, str)] if isinstance(held, list) else []
+                held = said_otherwise(old.metadata)
                 if new.id in held:
                     continue
-                flag, key = (held + [new.id])[-SAID_OTHERWISE_KEPT:], SAID_OTHERWISE_BY
-            after = old.model_copy(update={"metadata": {**old.metadata, key: flag}})
+                mark = {SAID_OTHERWISE_BY: (held + [new.id])[-SAID_OTHERWISE_KEPT:]}
+            after = old.model_copy(update={"metadata": {**old.metadata, **mark}})
             self._replace(old, after, op="flag", reembed=False, by=new.provenance)
 
     @staticmethod

@@ -12,7 +12,8 @@ them leads only when the search found it too (never brought in), the query share
 not only a name (`statements.asks_in_words`: "what datastore does cdn-purger use?" is not about
 "cdn-purger needs DATABASE_URL set"), and the query does not name more of what only the older one
 holds than of what only the newer one holds (`statements.asks_for_older`): "how are Eastgate's
-kiosks locked down?" asks about the older statement, not about Northfield's. With `resolution_compare` the top results are also compared with each other by
+kiosks locked down?" asks about the older statement, not about Northfield's. A line the observer
+marked as chatter outdates nothing. With `resolution_compare` the top results are also compared by
 the gate's rules (`engine/statements`) — off by default: pairs the gate never compared are mostly
 look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
 
@@ -37,7 +38,6 @@ from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import vectors_of
 from mnemex.engine.statements import (
     MAYBE_OUTDATED_BY,
-    SAID_OTHERWISE_BY,
     Relation,
     Statement,
     asks_for_older,
@@ -46,6 +46,7 @@ from mnemex.engine.statements import (
     conflict,
     evidence,
     read,
+    said_otherwise,
     tells_other_change,
 )
 from mnemex.models import RECORD_KINDS, MemoryFilter
@@ -178,14 +179,8 @@ def _flags(window: list[str], cands: Candidates, key: str) -> dict[str, str]:
 
 def _otherwise(window: list[str], cands: Candidates) -> dict[str, list[str]]:
     """{older id: the newer ids it was marked said otherwise by} in the window."""
-    out = {}
-    for k in window:
-        held = cands[k].memory.metadata.get(SAID_OTHERWISE_BY)
-        ids = [held] if isinstance(held, str) else held if isinstance(held, list) else []
-        ids = [i for i in ids if isinstance(i, str) and i != k]
-        if ids:
-            out[k] = ids
-    return out
+    found = {k: [i for i in said_otherwise(cands[k].memory.metadata) if i != k] for k in window}
+    return {k: ids for k, ids in found.items() if ids}
 
 
 def _changed(old: Statement, new: Statement) -> bool:
