@@ -350,11 +350,13 @@ def run(year: Year, mode: str, checkpoints: list[datetime], cache_dir: Path,
                 elif kind == 3:
                     clock.now = at
                     asked = _sample(year, _next(checkpoints, at), max_questions) if each_cycle else []
-                    before = noise5(engine, asked, at, replay) if asked else None
+                    before = cycle_view(engine, asked, at, replay) if asked else None
                     quiet_step(engine, mode, at, tally)
                     if before is not None:
+                        after = cycle_view(engine, asked, at, replay)
                         tally.setdefault("cycles", []).append(
-                            [at.strftime("%Y-%m-%d"), before, noise5(engine, asked, at, replay)])
+                            [at.strftime("%Y-%m-%d"), before["noise5"], after["noise5"], before["hits"],
+                             after["hits"], len(asked), cycle_changes(engine, before, after)])
                 else:
                     clock.now = at
                     rows.append(checkpoint(engine, year, at, mode, replay, done, max_questions))
@@ -394,12 +396,51 @@ def _next(checkpoints: list[datetime], t: datetime) -> datetime:
 def noise5(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> float:
     """The share of noise and tool records among the top 5 of `questions` at `t`: what a dream
     between checkpoints is measured by (noise labels do not depend on which answers are valid)."""
-    shown = bad = 0
+    return cycle_view(engine, questions, t, replay)["noise5"]
+
+
+def cycle_view(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> dict[str, Any]:
+    """What `questions` see at `t`, for a dream between checkpoints: the noise share of their top 5,
+    how many have a valid answer in it (labels at `t`: an answer not yet written counts before and
+    after alike), and each question's top 5 as (id, label, text) to say what a dream changed."""
+    shown = bad = hits = 0
+    tops: dict[str, list[tuple[str, str]]] = {}
+    found: dict[str, bool] = {}
     for q in questions:
-        for r in engine.search(q.text, limit=5, now=t):
-            shown += 1
-            bad += replay.label(r.memory.id, t) in ("noise", "tool")
-    return bad / max(1, shown)
+        got = engine.search(q.text, limit=5, now=t)
+        labels = [replay.label(r.memory.id, t) for r in got]
+        shown += len(got)
+        bad += sum(lab in ("noise", "tool") for lab in labels)
+        found[q.text] = any(_answers(q, r.memory.content) and lab not in BAD for r, lab in zip(got, labels))
+        hits += found[q.text]
+        tops[q.text] = [(r.memory.id, lab, r.memory.content[:80]) for r, lab in zip(got, labels)]
+    return {"noise5": bad / max(1, shown), "hits": hits, "tops": tops, "found": found}
+
+
+def cycle_changes(engine: Any, before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """The questions whose top 5 gained a noise or tool line, or lost a valid answer, across a
+    dream: what left (and what became of it: merged, dormant, or only ranked lower) and what came in."""
+    out = []
+    for text, was in before["tops"].items():
+        now = after["tops"].get(text, [])
+        more_noise = sum(lab in ("noise", "tool") for _, lab, _ in now) > sum(lab in ("noise", "tool") for _, lab, _ in was)
+        lost = before["found"][text] and not after["found"].get(text, False)
+        if not (more_noise or lost):
+            continue
+        kept = {i for i, _, _ in now}
+        gone = [i for i, _, _ in was if i not in kept]
+        state = {m.id: _state(m) for m in engine.recall(gone, touch=False)} if gone else {}
+        out.append({"question": text, "lost_answer": lost,
+                    "left": [f"[{lab}] {c} ({state.get(i, 'gone')})" for i, lab, c in was if i not in kept],
+                    "came": [f"[{lab}] {c}" for i, lab, c in now if i not in {j for j, _, _ in was}]})
+    return out
+
+
+def _state(memory: Any) -> str:
+    """A memory a dream moved out of a top 5: what the dream did to it."""
+    if memory.status.value != "active":
+        return memory.status.value
+    return "dormant" if memory.lifecycle.dormant else f"ranked lower (tier {memory.lifecycle.tier or 'entry'})"
 
 
 def checkpoint(engine: Any, year: Year, t: datetime, mode: str, replay: Replay, done: int,
@@ -439,10 +480,13 @@ def row_line(row: dict[str, Any]) -> str:
         extra += f" [{row['between']['runs']:.0f} runs between, {row['between']['seconds']:.0f} s]"
         cycles = row["between"].get("cycles") or []
         if cycles:
-            moves = [("fell" if a < b else "rose" if a > b else "held") for _, b, a in cycles]
+            moves = [("fell" if c[2] < c[1] else "rose" if c[2] > c[1] else "held") for c in cycles]
             extra += (" [noise@5 across each dream between: " + ", ".join(
-                f"{_pct(b)}->{_pct(a)}" for _, b, a in cycles) + f"; {moves.count('fell')} fell, "
+                f"{_pct(c[1])}->{_pct(c[2])}" for c in cycles) + f"; {moves.count('fell')} fell, "
                       f"{moves.count('held')} held, {moves.count('rose')} rose]")
+            if all(len(c) > 5 for c in cycles):
+                extra += (" [answers in the top 5 across each: " + ", ".join(
+                    f"{c[3]}->{c[4]}/{c[5]}" for c in cycles) + "]")
     if step.get("during", {}).get("errors"):
         extra += f" [{step['during']['errors']} searches failed: {step['during']['first_error']}]"
     return (f"{row['at']} mem {row['memorized']:>6} | store {b['store']}->{a['store']} "
@@ -479,8 +523,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="also run the lifecycle (dream and sweep, or sweep) every DAYS between checkpoints, as the "
                          "daemon would (it dreams daily by default); 0 = only at checkpoints (default 7)")
     ap.add_argument("--each-cycle", action="store_true",
-                    help="also measure noise@5 before and after each lifecycle run between checkpoints, on the "
-                         "next checkpoint's questions (slower: two rounds of searches per run)")
+                    help="also measure noise@5 and the answers in the top 5 before and after each lifecycle run "
+                         "between checkpoints, on the next checkpoint's questions, and keep in --json what each "
+                         "run moved (slower: two rounds of searches per run)")
     ap.add_argument("--json", type=Path, help="write every figure to this file")
     ap.add_argument("--misses", action="store_true", help="print the questions missed at the last checkpoint")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("NONE_JSON", "WITH_JSON"),

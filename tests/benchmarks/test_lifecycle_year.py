@@ -115,10 +115,10 @@ def test_the_lifecycle_also_runs_every_few_days_between_checkpoints_never_beside
     assert between(ends, 0) == []
 
 
-def test_noise_at_5_counts_chatter_and_tool_records_among_what_each_question_shows() -> None:
+def test_each_cycle_counts_noise_and_answers_and_says_what_a_dream_moved() -> None:
     from types import SimpleNamespace
 
-    from benchmarks.lifecycle_year import _next, noise5
+    from benchmarks.lifecycle_year import _next, cycle_changes, cycle_view, noise5
     from benchmarks.year_data import Question
 
     items = [Item("i0", T0, "billing-api listens on port 8080.", "fact", "s", "port:billing-api", "8080"),
@@ -126,15 +126,30 @@ def test_noise_at_5_counts_chatter_and_tool_records_among_what_each_question_sho
     replay = Replay({i.key: i for i in items})
     for n, item in enumerate(items):
         replay.record(item, WriteOutcome(action=WriteAction.CREATED, id=f"m{n}"))
+    text = {f"m{n}": item.text for n, item in enumerate(items)}
     shown = {"port": ["m0", "m1", "m2"], "chat": ["m1"]}
+    memory = lambda i: SimpleNamespace(id=i, content=text[i], status=SimpleNamespace(value="active"),  # noqa: E731
+                                       lifecycle=SimpleNamespace(dormant=i == "m0", tier=None))
 
     class Engine:
         def search(self, text, limit, now):
-            return [SimpleNamespace(memory=SimpleNamespace(id=i)) for i in shown[text][:limit]]
+            return [SimpleNamespace(memory=memory(i)) for i in shown[text][:limit]]
+
+        def recall(self, ids, touch):
+            return [memory(i) for i in ids]
 
     questions = [Question(T0, text, "billing-api", "8080", ("i0",), "fact") for text in ("port", "chat")]
     assert noise5(Engine(), questions, T0, replay) == 3 / 4  # m1 twice and m2, of four shown
     assert noise5(Engine(), [], T0, replay) == 0.0
+    before = cycle_view(Engine(), questions, T0, replay)
+    assert before["hits"] == 1 and before["found"] == {"port": True, "chat": False}
+    # a dream puts the answer to sleep and a chatter line takes its place
+    shown["port"] = ["m1", "m2"]
+    after = cycle_view(Engine(), questions, T0, replay)
+    assert after["hits"] == 0 and after["noise5"] == 1.0
+    changes = cycle_changes(Engine(), before, after)
+    assert changes == [{"question": "port", "lost_answer": True,
+                        "left": ["[valid] billing-api listens on port 8080. (dormant)"], "came": []}]
     checkpoints = [T0 + timedelta(days=30), T0 + timedelta(days=60)]
     assert _next(checkpoints, T0 + timedelta(days=31)) == checkpoints[1]
     assert _next(checkpoints, T0 + timedelta(days=90)) == checkpoints[1]  # past the last: the last

@@ -121,7 +121,7 @@ class RetrievalConfig(Frozen):
     expansion_weight: float = Field(0.5, ge=0.0, le=1.0, description="Weight of an expansion word times its cosine; the query's own words weigh 1.")
 
     # -- neighbours in time (same session, adjacent created_at)
-    propagation: bool = Field(True, description="A memory inherits part of its neighbours' relevance (answers follow questions).")
+    propagation: bool = Field(True, description="A memory inherits part of its neighbours' relevance (answers follow questions). A tool-run record or chatter line neither gives a share nor takes one, so a dream that puts one to sleep moves no other memory's score.")
     propagate_top: int = Field(30, ge=1, le=200, description="Neighbours are looked up for this many top candidates.")
     answer_weight: float = Field(0.5, ge=0, description="Share of the previous memory's relevance when that memory asks a question.")
     follow_weight: float = Field(0.1, ge=0, description="Share of the previous memory's relevance otherwise.")

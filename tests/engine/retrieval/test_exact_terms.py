@@ -158,7 +158,8 @@ def test_routine_runs_do_not_crowd_out_the_procedure_about_the_command(engine, p
     rows = [(ids[0], MemoryKind.PROCEDURE, 600, "Releasing: bump the version in gradle.properties, update "
                                                 "CHANGELOG.md, run `make build`, then push a v* tag once CI is green."),
             (ids[1], MemoryKind.FACT, 590, "The OpenAPI spec lives in api/openapi.yaml and is linted in CI.")]
-    rows += [(ids[2 + i], MemoryKind.TOOL_EVENT, 500 - 40 * i, f"Ran `make build` → exit 0 in {40 + i}.2 s") for i in range(9)]
+    rows += [(ids[2 + i], MemoryKind.TOOL_EVENT, 500 - 40 * i, f"Ran `make build` for the release → exit 0 in {40 + i}.2 s")
+             for i in range(9)]
     rows += [(ids[11], MemoryKind.TOOL_EVENT, 5, "Ran `make build` → exit 2 in 12.8 s; error: spotlessJavaCheck FAILED")]
     engine.import_memories(_memories("/work/proj", rows))
     query = "what do I do after `make build` when releasing?"
@@ -296,10 +297,10 @@ def test_records_take_at_most_a_share_of_the_first_places_unless_the_question_is
             (ids[8], MemoryKind.FACT, 650, "coupon-service deploys with Argo CD from the platform repo.")]
     rows += [(ids[3 + i], MemoryKind.TOOL_EVENT, 60 - 5 * i, f"git commit {sha} on feat/{topic}: {message}")
              for i, (sha, topic, message) in enumerate((
-                 ("3f67e3e", "sso-saml", "add retry in coupon-service HTTP client"),
-                 ("a91c002", "pricing-v2", "coupon-service: retry pricing calls on 503"),
+                 ("3f67e3e", "sso-saml", "add retry to coupon-service HTTP calls"),
+                 ("a91c002", "pricing-v2", "coupon-service: retry HTTP calls to pricing on 503"),
                  ("77d0b1f", "retry-tuning", "tune retry backoff of coupon-service HTTP calls"),
-                 ("c0ffee1", "coupon-cleanup", "log each HTTP retry in coupon-service"),
+                 ("c0ffee1", "coupon-cleanup", "log each retry of coupon-service HTTP calls"),
                  ("5e5e5e5", "http-timeouts", "coupon-service retries HTTP calls at most 3 times")))]
     engine.import_memories(_memories("/work/proj", rows))
     query = "how does coupon-service retry its HTTP calls?"
@@ -307,7 +308,7 @@ def test_records_take_at_most_a_share_of_the_first_places_unless_the_question_is
     flat = engine.search(query, limit=10, now=NOW, config=DEFAULT.model_copy(update={"record_share": 1.0}))
     assert records(flat) >= 3, [r.memory.content for r in flat]  # without the share the commits crowd in
     got = engine.search(query, limit=10, now=NOW)
-    assert records(got) == 2 and records(got[:2]) == 1, [r.memory.content for r in got]
+    assert records(got) == 2 and records(got[:2]) <= 1, [r.memory.content for r in got]
     assert got[:4] == flat[:4] and got[4].memory.kind == MemoryKind.FACT  # the first places as they were, then knowledge
     scores = [r.score for r in got]
     assert scores == sorted(scores, reverse=True)

@@ -1,5 +1,6 @@
 """Neighbour propagation: answers follow questions, so a memory gains a share of the relevance
-of the memories just before and after it in its session."""
+of the memories just before and after it in its session. Tool-run records and chatter stand
+beside that exchange: they neither give a share nor take one."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.fusion import ranked
 from mnemex.engine.retrieval.stages.context import ReadContext
-from mnemex.models import MemoryFilter
+from mnemex.models import MemoryFilter, MemoryKind
 from mnemex.store.base import Hit, VectorQuery
 
 
@@ -35,10 +36,13 @@ def propagate(ctx: ReadContext, cands: Candidates, qvec: list[float] | None, flt
             # below both candidate cuts: with score fusion its cosine still counts, with RRF it has no rank
             own = cfg.dense_weight * hit.score if cfg.fusion == "score" else 0.0
             cands[hit.id] = Candidate(hit=hit, cosine=hit.score, relevance=own)
-    base = {k: c.relevance for k, c in cands.items()}
+    # only turns that carry knowledge pass relevance on: a tool-run record or a line of chatter
+    # neither asks nor answers, so it gives no share and takes none (and a dream that puts idle
+    # records and chatter to sleep moves no one else's score)
+    base = {k: c.relevance for k, c in cands.items() if not _aside(c.hit)}
     for key in focus:
         cand = cands.get(key)
-        if cand is None:
+        if cand is None or key not in base:
             continue
         prev_key, next_key = links.neighbours(key)
         gain = 0.0
@@ -50,6 +54,11 @@ def propagate(ctx: ReadContext, cands: Candidates, qvec: list[float] | None, flt
         if gain > 0.05 and gain > 0.5 * base[key]:
             cand.why.append("neighbour")
     return cands
+
+
+def _aside(hit: Hit) -> bool:
+    """A tool-run record or chatter: beside the conversation's questions and answers."""
+    return hit.kind == MemoryKind.TOOL_EVENT or hit.is_chatter
 
 
 def _fetch(ctx: ReadContext, ids: Sequence[str], qvec: list[float], flt: MemoryFilter) -> list[Hit]:

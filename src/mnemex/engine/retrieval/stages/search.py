@@ -210,6 +210,10 @@ def resolve_anchor(ctx: ReadContext, window: TimeWindow, flt: MemoryFilter, cfg:
     return TimeWindow(when, None, text=window.text)
 
 
+#: BM25 scores this close (relative) to the best one tie with it.
+TIE = 1e-6
+
+
 def lexical_match_unrelated(cands: Candidates, cfg: RetrievalConfig) -> bool:
     """Is the best lexical match semantically unrelated to the query?
 
@@ -217,14 +221,20 @@ def lexical_match_unrelated(cands: Candidates, cfg: RetrievalConfig) -> bool:
     with the memories; BM25's best match is then one that happens to say "live" or "code", and
     max-normalisation would give it full weight. If that match's cosine is below
     `agreement_floor`, the words it matched are taken as noise.
+
+    Several memories can tie for the best match (the same sentence about different components:
+    the query's words score alike in each). Their mean cosine decides, so the answer does not
+    hang on which of them the store happened to list first; that order changed when a dream put
+    unrelated memories to sleep, and with it the whole query's weighting.
     """
     if cfg.agreement_floor <= 0:
         return False
     lexical = [c for c in cands.values() if c.bm25 > 0]
     if not lexical:
         return False
-    best = max(lexical, key=lambda c: c.bm25)
-    return best.cosine is not None and best.cosine < cfg.agreement_floor
+    top = max(c.bm25 for c in lexical)
+    best = [c.cosine for c in lexical if c.bm25 >= top * (1.0 - TIE) and c.cosine is not None]
+    return bool(best) and sum(best) / len(best) < cfg.agreement_floor
 
 
 def lean_on_embedding(cfg: RetrievalConfig, dense_w: float, sparse_w: float) -> tuple[float, float]:
