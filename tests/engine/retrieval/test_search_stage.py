@@ -25,12 +25,12 @@ def test_agreement_weights_lean_on_the_embedding_only_for_unrelated_lexical_matc
     assert not lexical_match_unrelated({"b": cand(0.0, 0.6)}, DEFAULT)  # no lexical match at all
     # memories tied for the best match decide together, whichever the store listed first
     # (the same sentence about three components: before, the first listed decided alone)
-    tied = [("a", cand(7.5, 0.12)), ("b", cand(7.5, 0.27)), ("c", cand(7.5, 0.24)), ("d", cand(3.0, 0.0))]
+    tied = [("a", cand(7.5, 0.12)), ("b", cand(7.5, 0.27)), ("c", cand(7.5, 0.05)), ("d", cand(3.0, 0.0))]
     for order in (tied, tied[::-1], tied[1:] + tied[:1]):
-        assert not lexical_match_unrelated(dict(order), DEFAULT)  # mean cosine 0.21
-    apart = [("a", cand(7.5, 0.05)), ("b", cand(7.5, 0.25)), ("d", cand(3.0, 0.9))]
+        assert not lexical_match_unrelated(dict(order), DEFAULT)  # one of them is related: "b"
+    apart = [("a", cand(7.5, 0.05)), ("b", cand(7.5, 0.15)), ("d", cand(3.0, 0.9))]
     for order in (apart, apart[::-1]):
-        assert lexical_match_unrelated(dict(order), DEFAULT)  # mean cosine 0.15; "d" matched fewer words
+        assert lexical_match_unrelated(dict(order), DEFAULT)  # none of them is; "d" matched fewer words
     assert lean_on_embedding(DEFAULT, 0.5, 0.5) == pytest.approx((0.8, 0.2))
     assert lean_on_embedding(DEFAULT, 0.9, 0.1) == pytest.approx((0.9, 0.1))  # never less embedding
     assert terms_of("where is poll_carrier_status").names_code and terms_of("TS2345 again").names_code and terms_of("promote-prod-v2").names_code

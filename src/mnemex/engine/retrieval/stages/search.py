@@ -223,9 +223,10 @@ def lexical_match_unrelated(cands: Candidates, cfg: RetrievalConfig) -> bool:
     `agreement_floor`, the words it matched are taken as noise.
 
     Several memories can tie for the best match (the same sentence about different components:
-    the query's words score alike in each). Their mean cosine decides, so the answer does not
-    hang on which of them the store happened to list first; that order changed when a dream put
-    unrelated memories to sleep, and with it the whole query's weighting.
+    the query's words score alike in each). The words are taken as noise only when none of them
+    is related, so the answer does not hang on which of them the store happened to list first;
+    that order changed when a dream put unrelated memories to sleep, and with it the whole
+    query's weighting. (Their mean instead cost coding set 1 a question.)
     """
     if cfg.agreement_floor <= 0:
         return False
@@ -234,7 +235,7 @@ def lexical_match_unrelated(cands: Candidates, cfg: RetrievalConfig) -> bool:
         return False
     top = max(c.bm25 for c in lexical)
     best = [c.cosine for c in lexical if c.bm25 >= top * (1.0 - TIE) and c.cosine is not None]
-    return bool(best) and sum(best) / len(best) < cfg.agreement_floor
+    return bool(best) and max(best) < cfg.agreement_floor
 
 
 def lean_on_embedding(cfg: RetrievalConfig, dense_w: float, sparse_w: float) -> tuple[float, float]:
