@@ -205,9 +205,7 @@ def ask(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> 
     by_topic: dict[str, list[int]] = {}
     misses = []
     for q in questions:
-        got = engine.search(q.text, limit=5, now=t)
-        labels = [replay.label(r.memory.id, t) for r in got]
-        ok = any(_answers(q, r.memory.content) and lab not in BAD for r, lab in zip(got, labels))
+        got, labels, ok = _top5(engine, q, t, replay)
         hits += ok
         if not ok:
             misses.append({"question": q.text, "answer": q.answer, "why": _why_missed(engine, q, replay),
@@ -222,6 +220,13 @@ def ask(engine: Any, questions: list[Question], t: datetime, replay: Replay) -> 
     return {"questions": len(questions), "recall5": hits / n,
             "stale5": kinds["stale"] / max(1, shown), "noise5": (kinds["noise"] + kinds["tool"]) / max(1, shown),
             "by_topic": {k: f"{a}/{b}" for k, (a, b) in sorted(by_topic.items())}, "misses": misses}
+
+
+def _top5(engine: Any, q: Question, t: datetime, replay: Replay) -> tuple[list[Any], list[str], bool]:
+    """What `q` gets at `t`: its top 5, their labels, and whether a valid memory among them answers it."""
+    got = engine.search(q.text, limit=5, now=t)
+    labels = [replay.label(r.memory.id, t) for r in got]
+    return got, labels, any(_answers(q, r.memory.content) and lab not in BAD for r, lab in zip(got, labels))
 
 
 def _answers(q: Question, content: str) -> bool:
@@ -404,14 +409,12 @@ def cycle_view(engine: Any, questions: list[Question], t: datetime, replay: Repl
     how many have a valid answer in it (labels at `t`: an answer not yet written counts before and
     after alike), and each question's top 5 as (id, label, text) to say what a dream changed."""
     shown = bad = hits = 0
-    tops: dict[str, list[tuple[str, str]]] = {}
+    tops: dict[str, list[tuple[str, str, str]]] = {}
     found: dict[str, bool] = {}
     for q in questions:
-        got = engine.search(q.text, limit=5, now=t)
-        labels = [replay.label(r.memory.id, t) for r in got]
+        got, labels, found[q.text] = _top5(engine, q, t, replay)
         shown += len(got)
         bad += sum(lab in ("noise", "tool") for lab in labels)
-        found[q.text] = any(_answers(q, r.memory.content) and lab not in BAD for r, lab in zip(got, labels))
         hits += found[q.text]
         tops[q.text] = [(r.memory.id, lab, r.memory.content[:80]) for r, lab in zip(got, labels)]
     return {"noise5": bad / max(1, shown), "hits": hits, "tops": tops, "found": found}
@@ -427,12 +430,12 @@ def cycle_changes(engine: Any, before: dict[str, Any], after: dict[str, Any]) ->
         lost = before["found"][text] and not after["found"].get(text, False)
         if not (more_noise or lost):
             continue
-        kept = {i for i, _, _ in now}
-        gone = [i for i, _, _ in was if i not in kept]
+        kept, were = {i for i, _, _ in now}, {i for i, _, _ in was}
+        gone = [i for i in were if i not in kept]
         state = {m.id: _state(m) for m in engine.recall(gone, touch=False)} if gone else {}
         out.append({"question": text, "lost_answer": lost,
                     "left": [f"[{lab}] {c} ({state.get(i, 'gone')})" for i, lab, c in was if i not in kept],
-                    "came": [f"[{lab}] {c}" for i, lab, c in now if i not in {j for j, _, _ in was}]})
+                    "came": [f"[{lab}] {c}" for i, lab, c in now if i not in were]})
     return out
 
 

@@ -36,4 +36,5 @@ def said_otherwise(metadata: dict) -> list[str]:
     held = metadata.get(SAID_OTHERWISE_BY)
     return [i for i in held if isinstance(i, str)] if isinstance(held, list) else []
 
+
 __all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "read", "said_otherwise", "swaps_words", "tells_other_change"]

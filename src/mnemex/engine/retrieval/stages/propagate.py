@@ -57,7 +57,8 @@ def propagate(ctx: ReadContext, cands: Candidates, qvec: list[float] | None, flt
 
 
 def _aside(hit: Hit) -> bool:
-    """A tool-run record or chatter: beside the conversation's questions and answers."""
+    """A tool-run record or chatter: beside the conversation's questions and answers. Not
+    `lifecycle.policy.is_record`: an episode is a turn of the conversation, what propagation is for."""
     return hit.kind == MemoryKind.TOOL_EVENT or hit.is_chatter
 
 
