@@ -160,6 +160,10 @@ class MemoryFilter(BaseModel):
     dormant: bool | None = Field(None, description=(
         "Only dormant (True) or only non-dormant (False) memories; None = both. Search leaves dormant ones out "
         "unless asked (`MemoryEngine.search(dormant=...)`)."))
+    history: bool = Field(False, description=(
+        "Only what default retrieval no longer sees and that is not forgotten: superseded memories and dormant "
+        "ones (the read path looks there for the current successor of a changed fact); `validity` and `dormant` "
+        "are then ignored."))
 
     @field_validator("tags", "ids", mode="after")
     @classmethod

@@ -508,3 +508,18 @@ def test_ids_come_back_canonical_however_they_are_read():
         record = SimpleNamespace(id=point, payload={"id": payload_id, "content": "x"}, vector=None)
         hit = to_hit(record, 0.5, False)
         assert hit.id == str(point) and hit.score == 0.5 and hit.content == "x"
+
+
+def test_the_history_filter_selects_superseded_and_dormant_memories_never_forgotten_ones(store):
+    """`MemoryFilter(history=True)`: what default retrieval no longer sees but a changed fact's
+    successor is found through (`engine/retrieval/stages/successors.py`)."""
+    asleep = memory(3, project="/a").model_copy(update={"lifecycle": memory(3).lifecycle.model_copy(update={"dormant": True})})
+    gone = memory(5, status="forgotten")
+    store.upsert([stored(1, project="/a"), stored(2, project="/a", status="superseded", valid_until=-50),
+                  StoredPoint(asleep, axis(1.0), sparse(t1=1.0)), stored(4, project="/b", status="superseded"),
+                  StoredPoint(gone.model_copy(update={"lifecycle": asleep.lifecycle}), axis(1.0), sparse(t1=1.0))])
+    assert selected(store, history=True) == {2, 3, 4}
+    assert selected(store, history=True, project="/a") == {2, 3}
+    assert selected(store, history=True, dormant=False) == {2, 3, 4}  # `dormant` is ignored
+    assert numbers(store.query(VectorQuery(sparse=sparse(t1=1.0), filter=MemoryFilter(history=True), limit=10))) != []
+    assert selected(store, dormant=False) == {1} and selected(store) == {1, 3}  # current ones only

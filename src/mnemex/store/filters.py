@@ -94,7 +94,10 @@ def conditions_for(flt: MemoryFilter, *, now: float | None = None) -> list[Condi
             gte=to_epoch(flt.created_after) if flt.created_after is not None else None,
             lt=to_epoch(flt.created_before) if flt.created_before is not None else None,
         ))
-    if flt.validity == ValidityMode.CURRENT:
+    if flt.history:
+        out.append(AnyOf((Match("status", ("superseded",)), Match("marks", ("dormant",)))))
+        out.append(Not(Match("status", ("forgotten",))))
+    elif flt.validity == ValidityMode.CURRENT:
         out.append(Match("status", ("active",)))
         out.append(Range("valid_until_ts", gt=now))
     elif flt.validity == ValidityMode.AS_OF:
@@ -107,7 +110,7 @@ def conditions_for(flt: MemoryFilter, *, now: float | None = None) -> list[Condi
     if flt.pinned is not None:
         pinned = Match("marks", ("pinned",))
         out.append(pinned if flt.pinned else Not(pinned))
-    if flt.dormant is not None:
+    if flt.dormant is not None and not flt.history:
         dormant = Match("marks", ("dormant",))
         out.append(dormant if flt.dormant else Not(dormant))
     return out

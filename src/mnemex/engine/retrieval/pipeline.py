@@ -3,7 +3,8 @@
 The query is analysed once into a plan (`plan.py`); then each stage, a function over the
 candidate table (`stages/`), runs if `RetrievalConfig` switches it on:
   gate → plan → search (dense + BM25 per searched text, fused; parts of a compound question
-  fused by RRF) → propagate (neighbours in time) → rescore (composite boosts) → co-activation
+  fused by RRF) → successors (the current memory that replaced a superseded or dormant one the
+  query matches ranks at least as high as the old one would) → propagate (neighbours in time) → rescore (composite boosts) → co-activation
   (memories recalled together with the top hits lifted; off by default) → routine
   (successful tool runs and reads scaled down unless the question is about runs) → diversify
   (MMR, near-duplicates) → records capped (tool-run records take at most a share of the first
@@ -36,7 +37,8 @@ from mnemex.engine.retrieval.stages.records import cap_records, demote_routine
 from mnemex.engine.retrieval.stages.rescore import rescore
 from mnemex.engine.retrieval.stages.resolve import resolve
 from mnemex.engine.retrieval.stages.results import results
-from mnemex.engine.retrieval.stages.search import candidates, resolve_anchor
+from mnemex.engine.retrieval.stages.search import Fused, candidates, resolve_anchor
+from mnemex.engine.retrieval.stages.successors import through_history
 from mnemex.models import MemoryFilter, utcnow
 from mnemex.store.base import MemoryStore
 
@@ -80,9 +82,12 @@ class Retriever:
             flt = _narrow(flt, window)
 
         rare = rare_terms(ctx, plan.exact, flt, cfg) if plan.exact and (cfg.exact_floor or cfg.exact_anchor) else ()
-        qvec, cands = candidates(ctx, plan, flt, limit, cfg, rare)
+        fused = Fused()
+        qvec, cands = candidates(ctx, plan, flt, limit, cfg, rare, fused)
         if not cands:
             return []
+        if cfg.history_candidates and not plan.compound:
+            through_history(ctx, cands, qvec, flt, cfg, fused)
         if cfg.propagation:
             cands = propagate(ctx, cands, qvec, flt, cfg)
         order = ranked({cid: c.relevance for cid, c in cands.items()})

@@ -7,6 +7,7 @@ candidate holds (`stages/exact.py`)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidate, Candidates
@@ -21,14 +22,15 @@ from mnemex.store.base import VectorQuery
 
 
 def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int, cfg: RetrievalConfig,
-               rare: tuple[ExactTerm, ...] = ()) -> tuple[list[float] | None, Candidates]:
+               rare: tuple[ExactTerm, ...] = (), fused: Fused | None = None) -> tuple[list[float] | None, Candidates]:
     """(query vector, candidates with their fused relevance) for the plan's text and parts;
-    `rare` are the query's rare exact terms (`stages/exact.py`), which anchor the texts holding them."""
+    `rare` are the query's rare exact terms (`stages/exact.py`), which anchor the texts holding them.
+    `fused`, when given, receives how the whole text's scores were fused (`search_text`)."""
     dense_w, sparse_w, pool = cfg.dense_weight, cfg.sparse_weight, max(cfg.candidates, limit)
     if cfg.intent_routing and plan.intent in cfg.intent_profiles:
         prof = cfg.intent_profiles[plan.intent]
         dense_w, sparse_w, pool = prof.dense_weight, prof.sparse_weight, max(prof.candidates, limit)
-    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool, rare)
+    qvec, merged = search_text(ctx, plan.terms, plan, flt, cfg, dense_w, sparse_w, pool, rare, fused)
     if not plan.compound:
         return qvec, merged
     # Compound question: the whole query and each part run separately, fused by RRF.
@@ -47,10 +49,27 @@ def candidates(ctx: ReadContext, plan: QueryPlan, flt: MemoryFilter, limit: int,
     return qvec, merged
 
 
+@dataclass(slots=True)
+class Fused:
+    """How one text's candidates were scored (score fusion): the weights used and the best BM25
+    score they were divided by, so that other memories can be scored on the same scale."""
+
+    dense_weight: float = 0.0
+    sparse_weight: float = 0.0
+    bm25_top: float = 0.0
+    lexical: SparseVec | None = None
+    done: bool = False
+
+    def score(self, bm25: float, cosine: float | None) -> float:
+        share = min(bm25 / self.bm25_top, 1.0) if self.bm25_top > 0 else 0.0
+        return self.sparse_weight * share + self.dense_weight * (cosine or 0.0)
+
+
 def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,
                 dense_w: float, sparse_w: float, pool: int,
-                rare: tuple[ExactTerm, ...] = ()) -> tuple[list[float] | None, Candidates]:
-    """Dense and BM25 candidates for one text, fused."""
+                rare: tuple[ExactTerm, ...] = (), fused: Fused | None = None) -> tuple[list[float] | None, Candidates]:
+    """Dense and BM25 candidates for one text, fused; with score fusion, `fused` (when given)
+    receives the weights and scale used."""
     qvec = query_vector(ctx, terms.text, plan, cfg) if cfg.use_dense else None
     svec = ctx.sparse.embed_query(terms.text, terms.code) if cfg.use_sparse else None
     if svec is not None and not svec.indices:
@@ -95,6 +114,9 @@ def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilt
         scores = convex_fusion({k: c.bm25 for k, c in cands.items() if c.bm25 > 0},
                                {k: c.cosine for k, c in cands.items() if c.cosine is not None},
                                sparse_weight=sparse_w, dense_weight=dense_w)
+        if fused is not None:
+            fused.dense_weight, fused.sparse_weight, fused.bm25_top = dense_w, sparse_w, bm25_top
+            fused.lexical, fused.done = lexical, True
     for key, cand in cands.items():
         cand.relevance = scores.get(key, 0.0)
     return qvec, cands

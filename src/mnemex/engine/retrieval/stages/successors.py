@@ -1,0 +1,112 @@
+"""A question worded like a fact that has since changed finds the old statement; its current
+successor answers it.
+
+Supersede never deletes: the old statement stays in the store, out of default retrieval. But a
+question is often worded like the old statement ("Who is the code owner of search-indexer?"
+beside "Code owner for search-indexer: Aiko Tanaka.") while the statement that replaced it is
+worded its own way ("Lucia Romero took over search-indexer from Arjun Nair."). While the old one
+was current, read-time resolution put the newer one just above it; once it is superseded, or a
+dream has put a memory flagged outdated to sleep, nothing led to the newer one any more.
+
+So the read path also searches what default retrieval no longer sees (`MemoryFilter.history`:
+superseded memories and dormant ones, never forgotten ones), scores those hits on the main
+search's scale (`search.Fused`), and gives each one's current successor — the memory that
+superseded it, followed to the end of the chain, or the newer memory a dormant one was flagged
+`maybe_outdated_by` — at least the old statement's relevance. The old statement itself is never
+shown. A flagged successor must answer the query about as well as the old statement
+(`resolution_relevance`); the write path's own supersedes were decided with more evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mnemex.config.retrieval import RetrievalConfig
+from mnemex.engine.retrieval.candidates import Candidate, Candidates
+from mnemex.engine.retrieval.stages.context import ReadContext
+from mnemex.engine.retrieval.stages.search import Fused
+from mnemex.engine.statements import MAYBE_OUTDATED_BY
+from mnemex.models import Memory, MemoryFilter, MemoryStatus, ValidityMode
+from mnemex.store.base import VectorQuery
+
+#: Supersede chains are followed this far (a fact changed again and again).
+MAX_HOPS = 8
+
+
+def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] | None, flt: MemoryFilter,
+                    cfg: RetrievalConfig, fused: Fused) -> None:
+    """Add or lift the current successors of the superseded or dormant memories that match the
+    query (in place)."""
+    if cfg.history_candidates <= 0 or not fused.done or flt.validity != ValidityMode.CURRENT or flt.ids:
+        return
+    past = flt.model_copy(update={"history": True, "dormant": None})
+    searches = [VectorQuery(dense=qvec, filter=past, limit=cfg.history_candidates)] if qvec is not None else []
+    if fused.lexical is not None:
+        searches.append(VectorQuery(sparse=fused.lexical, filter=past, limit=cfg.history_candidates))
+    if not searches:
+        return
+    found = ctx.store.query_many(searches)
+    cosine: dict[str, float] = {h.id: h.score for h in found[0]} if qvec is not None else {}
+    bm25: dict[str, float] = {h.id: h.score for h in found[-1]} if fused.lexical is not None else {}
+    hits = {h.id: h for hits in found for h in hits}
+    if qvec is not None and (missing := [k for k in hits if k not in cosine]):
+        cosine.update(ctx.store.dense_scores(qvec, missing))
+    old_score = {k: fused.score(bm25.get(k, 0.0), cosine.get(k)) for k in hits}
+    # only an old statement that matches about as well as the best current memory leads anywhere:
+    # the rest are the store's history the question merely brushes against
+    floor = cfg.history_floor * max((c.relevance for c in cands.values()), default=0.0)
+    hits = {k: h for k, h in hits.items() if old_score[k] >= floor}
+    # the strongest old statements first: each successor takes the best relevance it is owed
+    heads: dict[str, tuple[str, bool]] = {}
+    for key in sorted(hits, key=lambda k: -old_score[k]):
+        head = _successor(ctx, hits[key].memory)
+        if head is not None and head[0] not in heads:
+            heads[head[0]] = (key, head[1])
+    if not heads:
+        return
+    page, _ = ctx.store.scroll(flt.model_copy(update={"ids": tuple(heads)}), limit=len(heads))
+    current = {h.id: h for h in page}
+    new_ids = [k for k in current if k not in cands]
+    new_cos = ctx.store.dense_scores(qvec, new_ids) if qvec is not None and new_ids else {}
+    for head, (old, flagged) in heads.items():
+        hit = current.get(head)
+        if hit is None or hit.is_chatter:
+            continue
+        cand = cands.get(head)
+        if cand is None:
+            cand = Candidate(hit=hit, cosine=new_cos.get(head), why=[])
+            cand.relevance = fused.score(0.0, cand.cosine)
+        if flagged and (cand.cosine or 0.0) < cfg.resolution_relevance * (cosine.get(old) or 0.0):
+            continue  # only flagged, and the query is about what the old statement said
+        if old_score[old] <= cand.relevance:
+            continue
+        cands[head] = cand
+        cand.relevance = old_score[old]
+        cand.why.append(f"replaces {old} (found by what it said)")
+
+
+def _successor(ctx: ReadContext, memory: Memory) -> tuple[str, bool] | None:
+    """(the id of the memory that now holds what `memory` said, whether only a flag says so), or None."""
+    flagged = False
+    if memory.status is MemoryStatus.SUPERSEDED and memory.superseded_by:
+        nxt = memory.superseded_by
+    elif memory.status is MemoryStatus.ACTIVE and memory.lifecycle.dormant \
+            and isinstance(memory.metadata.get(MAYBE_OUTDATED_BY), str):
+        nxt, flagged = memory.metadata[MAYBE_OUTDATED_BY], True
+    else:
+        return None
+    seen = {memory.id}
+    for _ in range(MAX_HOPS):
+        if nxt in seen:
+            return None
+        seen.add(nxt)
+        got = ctx.store.retrieve([nxt])
+        if not got:
+            return None
+        m = got[0].memory
+        if m.status is MemoryStatus.ACTIVE:
+            return m.id, flagged
+        if m.status is not MemoryStatus.SUPERSEDED or not m.superseded_by:
+            return None  # forgotten on the way: nothing holds it now
+        nxt = m.superseded_by
+    return None

@@ -1,0 +1,94 @@
+"""Successors on the real stack: a question worded like a fact that has since changed finds the old
+statement, and the memory that replaced it answers — the old one is never shown; a question that
+merely brushes against the store's history moves nothing; `history_candidates=0` turns it off."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from mnemex.config.retrieval import DEFAULT
+from mnemex.engine.statements import MAYBE_OUTDATED_BY
+from mnemex.models import MemoryStatus, WriteAction
+from tests.helpers import remember
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+NOW = T0 + timedelta(days=120)
+OFF = DEFAULT.model_copy(update={"history_candidates": 0})
+QUERY = "Who is the code owner of the ledger service?"
+
+#: Other facts about the same component: without the old statement's help they match the question
+#: (it names the component) about as well as the new one, worded its own way, does.
+AROUND = ("The ledger service is written in Kotlin and built with Gradle.",
+          "The ledger service reads its settings from infra/helm/ledger/config.yaml.",
+          "The ledger service answers on port 8450 in every environment.",
+          "The ledger service keeps its state in Postgres 16.",
+          "Deploy the ledger service with `make deploy-ledger` from the repo root.",
+          "The ledger service exports its metrics to Prometheus under the ledger_ prefix.")
+
+
+def _changed_owner(engine) -> tuple[str, str]:
+    """An old ownership statement and the one the agent said replaces it (supersedes=)."""
+    old = remember(engine, "Code owner for the ledger service: Aiko Tanaka.", created_at=T0)
+    for i, text in enumerate(AROUND):
+        remember(engine, text, created_at=T0 + timedelta(days=1 + i))
+    new = remember(engine, "Lucia Romero took over the ledger work from Arjun Nair in the spring.",
+                   created_at=T0 + timedelta(days=60), supersedes=(old.id,))
+    assert new.action == WriteAction.SUPERSEDED, new.reason
+    assert engine.get(old.id).status is MemoryStatus.SUPERSEDED
+    return old.id, new.id
+
+
+def test_the_memory_that_replaced_an_old_statement_answers_a_question_worded_like_it(engine):
+    old, new = _changed_owner(engine)
+    without = [r.memory.id for r in engine.search(QUERY, limit=5, now=NOW, config=OFF)]
+    assert new not in without[:1]  # worded its own way, it does not lead on its own
+    got = engine.search(QUERY, limit=5, now=NOW)
+    assert got[0].memory.id == new
+    assert any(w == f"replaces {old} (found by what it said)" for w in got[0].why)
+    assert old not in [r.memory.id for r in got]  # the old statement itself is never shown
+
+
+def test_a_chain_of_changes_leads_to_the_last_one_and_a_forgotten_end_to_nothing(engine):
+    old, middle = _changed_owner(engine)
+    last = remember(engine, "Since June, Priya Shah maintains everything under services/ledger.",
+                    created_at=T0 + timedelta(days=90), supersedes=(middle,))
+    assert last.action == WriteAction.SUPERSEDED, last.reason
+    got = engine.search(QUERY, limit=5, now=NOW)
+    assert got[0].memory.id == last.id and middle not in [r.memory.id for r in got]
+    engine.forget(last.id, reason="wrong")
+    after = [r.memory.id for r in engine.search(QUERY, limit=5, now=NOW)]
+    assert not {old, middle, last.id} & set(after)
+
+
+def test_a_flagged_memory_put_to_sleep_still_leads_to_the_newer_one(engine):
+    """The gate flagged the older one maybe_outdated_by the newer one; a dream put the older one to
+    sleep. The question worded like the older one still reaches the newer one."""
+    old = remember(engine, "Code review needs one approval before merging to main.", created_at=T0)
+    new = remember(engine, "Merging to main now needs two approvals, one of them from a code owner.",
+                   created_at=T0 + timedelta(days=30))
+    stored = engine.get(old.id)
+    assert stored.metadata[MAYBE_OUTDATED_BY] == new.id
+    for i, text in enumerate(("Main is protected: force pushes are blocked for everyone.",
+                              "Reviews should be done within one working day.",
+                              "Merging to main squashes the branch into one commit.")):
+        remember(engine, text, created_at=T0 + timedelta(days=31 + i))
+    engine.store.save(stored.model_copy(update={"lifecycle": stored.lifecycle.model_copy(update={"dormant": True})}))
+    query = "how many approvals does code review need before merging to main"
+    got = engine.search(query, limit=5, now=NOW)
+    assert got[0].memory.id == new.id and old.id not in [r.memory.id for r in got]
+    assert any(w.startswith(f"replaces {old.id}") for w in got[0].why)
+
+
+def test_a_question_that_only_brushes_against_the_history_moves_nothing(engine):
+    """The old ownership statement shares the component's name with a question about its port; that
+    is no reason to lift the new owner (`history_floor`), even in a store with little else."""
+    old = remember(engine, "Code owner for the ledger service: Aiko Tanaka.", created_at=T0)
+    port = remember(engine, "The ledger service answers on port 8450 in every environment.", created_at=T0)
+    new = remember(engine, "Lucia Romero took over the ledger work from Arjun Nair in the spring.",
+                   created_at=T0 + timedelta(days=60), supersedes=(old.id,))
+    assert new.action == WriteAction.SUPERSEDED, new.reason
+    query = "Which port does the ledger service answer on?"
+    on = engine.search(query, limit=5, now=NOW)
+    assert [r.memory.id for r in on] == [r.memory.id for r in engine.search(query, limit=5, now=NOW, config=OFF)]
+    assert on[0].memory.id == port.id
+    assert all(not w.startswith("replaces") for r in on for w in r.why)
