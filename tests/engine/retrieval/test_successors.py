@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from mcp import Client
+
 from mnemex.config.retrieval import DEFAULT
 from mnemex.engine.statements import MAYBE_OUTDATED_BY
 from mnemex.models import MemoryStatus, WriteAction
-from tests.helpers import remember
+from tests.helpers import call_ok, remember
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=120)
@@ -92,3 +95,23 @@ def test_a_question_that_only_brushes_against_the_history_moves_nothing(engine):
     assert [r.memory.id for r in on] == [r.memory.id for r in engine.search(query, limit=5, now=NOW, config=OFF)]
     assert on[0].memory.id == port.id
     assert all(not w.startswith("replaces") for r in on for w in r.why)
+
+
+@pytest.mark.anyio
+async def test_search_memory_shows_the_successor_first_with_what_it_replaces(server):
+    """Through the MCP client: the agent says what the new statement replaces; a later question
+    worded like the old statement gets the new one first, as sure as the old one would be (above
+    search_memory's confidence floor), and the old one only with include_history."""
+    async with Client(server) as c:
+        old = await call_ok(c, "memorize", {"content": "Code owner for the ledger service: Aiko Tanaka."})
+        for text in AROUND:
+            await call_ok(c, "memorize", {"content": text})
+        new = await call_ok(c, "memorize", {"content": "Lucia Romero took over the ledger work from Arjun Nair in the spring.",
+                                            "supersedes": [old["id"]]})
+        assert new["action"] == "superseded" and new["affected_ids"] == [old["id"]]
+        found = await call_ok(c, "search_memory", {"query": QUERY})
+        top = found["results"][0]
+        assert top["id"] == new["id"] and f"replaces {old['id']}" in top["why"] and top["confidence"] >= 0.5
+        assert old["id"] not in [h["id"] for h in found["results"]]
+        history = await call_ok(c, "search_memory", {"query": QUERY, "include_history": True})
+        assert old["id"] in [h["id"] for h in history["results"]]

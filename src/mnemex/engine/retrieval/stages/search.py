@@ -60,9 +60,11 @@ class Fused:
     lexical: SparseVec | None = None
     done: bool = False
 
+    def share(self, bm25: float) -> float:
+        return min(bm25 / self.bm25_top, 1.0) if self.bm25_top > 0 else 0.0
+
     def score(self, bm25: float, cosine: float | None) -> float:
-        share = min(bm25 / self.bm25_top, 1.0) if self.bm25_top > 0 else 0.0
-        return self.sparse_weight * share + self.dense_weight * (cosine or 0.0)
+        return self.sparse_weight * self.share(bm25) + self.dense_weight * (cosine or 0.0)
 
 
 def search_text(ctx: ReadContext, terms: Terms, plan: QueryPlan, flt: MemoryFilter, cfg: RetrievalConfig,

@@ -82,6 +82,9 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
             continue
         cands[head] = cand
         cand.relevance = old_score[old]
+        # as sure as the statement it stands for (the confidence the agent reads)
+        cand.cosine = max(cand.cosine or 0.0, cosine.get(old) or 0.0) if qvec is not None else cand.cosine
+        cand.bm25_share = max(cand.bm25_share, fused.share(bm25.get(old, 0.0)))
         cand.why.append(f"replaces {old} (found by what it said)")
 
 
