@@ -13,7 +13,7 @@ superseded memories and dormant ones, never forgotten ones), scores those hits o
 search's scale (`search.Fused`), and gives each one's current successor — the memory that
 superseded it, followed to the end of the chain, or the newer memory a dormant one was flagged
 `maybe_outdated_by` — at least the old statement's relevance. The old statement itself is never
-shown. A flagged successor must answer the query about as well as the old statement
+shown, and records and chatter neither lead to a successor nor are one. A flagged successor must answer the query about as well as the old statement
 (`resolution_relevance`); the write path's own supersedes were decided with more evidence.
 """
 
@@ -26,8 +26,8 @@ from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.search import Fused
 from mnemex.engine.statements import MAYBE_OUTDATED_BY
-from mnemex.models import Memory, MemoryFilter, MemoryStatus, ValidityMode
-from mnemex.store.base import VectorQuery
+from mnemex.models import RECORD_KINDS, Memory, MemoryFilter, MemoryStatus, ValidityMode
+from mnemex.store.base import Hit, VectorQuery
 
 #: Supersede chains are followed this far (a fact changed again and again).
 MAX_HOPS = 8
@@ -59,6 +59,8 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
     # the strongest old statements first: each successor takes the best relevance it is owed
     heads: dict[str, tuple[str, bool]] = {}
     for key in sorted(hits, key=lambda k: -old_score[k]):
+        if _aside(hits[key]):
+            continue
         head = _successor(ctx, hits[key].memory)
         if head is not None and head[0] not in heads:
             heads[head[0]] = (key, head[1])
@@ -70,7 +72,7 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
     new_cos = ctx.store.dense_scores(qvec, new_ids) if qvec is not None and new_ids else {}
     for head, (old, flagged) in heads.items():
         hit = current.get(head)
-        if hit is None or hit.is_chatter:
+        if hit is None or _aside(hit):
             continue
         cand = cands.get(head)
         if cand is None:
@@ -86,6 +88,12 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
         cand.cosine = max(cand.cosine or 0.0, cosine.get(old) or 0.0) if qvec is not None else cand.cosine
         cand.bm25_share = max(cand.bm25_share, fused.share(bm25.get(old, 0.0)))
         cand.why.append(f"replaces {old} (found by what it said)")
+
+
+def _aside(hit: Hit) -> bool:
+    """Records of what happened (tool runs, conversation turns) stay true of their moment and
+    chatter states no fact: neither leads to a successor nor is one."""
+    return hit.kind in RECORD_KINDS or hit.is_chatter
 
 
 def _successor(ctx: ReadContext, memory: Memory) -> tuple[str, bool] | None:
