@@ -115,3 +115,33 @@ async def test_search_memory_shows_the_successor_first_with_what_it_replaces(ser
         assert old["id"] not in [h["id"] for h in found["results"]]
         history = await call_ok(c, "search_memory", {"query": QUERY, "include_history": True})
         assert old["id"] in [h["id"] for h in history["results"]]
+
+
+def test_records_neither_lead_to_a_successor_nor_are_one(engine):
+    """A tool run stays true of its moment: an old run record never lifts a newer one. The same
+    pair as facts does (the counterfactual)."""
+    import uuid
+
+    from mnemex.models import Memory, MemoryKind, Provenance, Scope
+
+    def pair(kind: MemoryKind) -> tuple[str, str]:
+        old_id, new_id = str(uuid.uuid4()), str(uuid.uuid4())
+        made = [Memory(id=old_id, content=f"ran `make migrate-{kind.value}` on staging: the orders table migration failed",
+                       kind=kind, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="hook"),
+                       created_at=T0, recorded_at=T0, valid_from=T0, valid_until=T0 + timedelta(days=1),
+                       status=MemoryStatus.SUPERSEDED, superseded_by=new_id),
+                Memory(id=new_id, content=f"Second attempt worked after dropping the stale lock ({kind.value}).",
+                       kind=kind, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="hook"),
+                       created_at=T0 + timedelta(days=1), recorded_at=T0 + timedelta(days=1),
+                       valid_from=T0 + timedelta(days=1))]
+        engine.import_memories(made)
+        return old_id, new_id
+
+    for text in AROUND:
+        remember(engine, text, created_at=T0)
+    _, run = pair(MemoryKind.TOOL_EVENT)
+    _, fact = pair(MemoryKind.FACT)
+    got = engine.search("did the orders table migration on staging fail?", limit=10, now=NOW)
+    why = {r.memory.id: r.why for r in got}
+    assert any(w.startswith("replaces") for w in why.get(fact, ()))
+    assert not any(w.startswith("replaces") for w in why.get(run, ()))
