@@ -52,10 +52,15 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
     if qvec is not None and (missing := [k for k in hits if k not in cosine]):
         cosine.update(ctx.store.dense_scores(qvec, missing))
     old_score = {k: fused.score(bm25.get(k, 0.0), cosine.get(k)) for k in hits}
-    # only an old statement that matches about as well as the best current memory leads anywhere:
-    # the rest are the store's history the question merely brushes against
-    floor = cfg.history_floor * max((c.relevance for c in cands.values()), default=0.0)
-    hits = {k: h for k, h in hits.items() if old_score[k] >= floor}
+    # an old statement stands for the question only when no current memory is closer to it in
+    # meaning; one that shares the question's words (a component's name) but not what it asks
+    # about would otherwise lift the successors of all that component's changed facts
+    if qvec is not None:
+        floor = cfg.history_floor * max((c.cosine or 0.0 for c in cands.values()), default=0.0)
+        hits = {k: h for k, h in hits.items() if (cosine.get(k) or 0.0) >= floor}
+    else:
+        floor = cfg.history_floor * max((c.relevance for c in cands.values()), default=0.0)
+        hits = {k: h for k, h in hits.items() if old_score[k] >= floor}
     # the strongest old statements first: each successor takes the best relevance it is owed
     heads: dict[str, tuple[str, bool]] = {}
     for key in sorted(hits, key=lambda k: -old_score[k]):
