@@ -9,11 +9,13 @@ was current, read-time resolution put the newer one just above it; once it is su
 dream has put a memory flagged outdated to sleep, nothing led to the newer one any more.
 
 So the read path also searches what default retrieval no longer sees (`MemoryFilter.history`:
-superseded memories and dormant ones, never forgotten ones), scores those hits on the main
-search's scale (`search.Fused`), and gives each one's current successor — the memory that
-superseded it, followed to the end of the chain, or the newer memory a dormant one was flagged
-`maybe_outdated_by` — at least the old statement's relevance. The old statement itself is never
-shown, and records and chatter neither lead to a successor nor are one. A flagged successor must answer the query about as well as the old statement
+superseded memories and dormant ones, never forgotten ones) and scores those hits on the main
+search's scale (`search.Fused`). An old statement that no current candidate is closer to in
+meaning (`history_floor` of the best current query cosine) gives its current successor — the
+memory that superseded it, followed to the end of the chain, or the newer memory a dormant one
+was flagged `maybe_outdated_by` — at least its own relevance, and its confidence. The old
+statement itself is never shown; records and chatter neither lead to a successor nor are one. A
+flagged successor must also answer the query about as well as the old statement
 (`resolution_relevance`); the write path's own supersedes were decided with more evidence.
 """
 
