@@ -34,7 +34,7 @@ def _changed_owner(engine) -> tuple[str, str]:
     old = remember(engine, "Code owner for the ledger service: Aiko Tanaka.", created_at=T0)
     for i, text in enumerate(AROUND):
         remember(engine, text, created_at=T0 + timedelta(days=1 + i))
-    new = remember(engine, "Lucia Romero took over the ledger work from Arjun Nair in the spring.",
+    new = remember(engine, "Lucia Romero took over the ledger service from Aiko Tanaka in the spring.",
                    created_at=T0 + timedelta(days=60), supersedes=(old.id,))
     assert new.action == WriteAction.SUPERSEDED, new.reason
     assert engine.get(old.id).status is MemoryStatus.SUPERSEDED
@@ -53,7 +53,7 @@ def test_the_memory_that_replaced_an_old_statement_answers_a_question_worded_lik
 
 def test_a_chain_of_changes_leads_to_the_last_one_and_a_forgotten_end_to_nothing(engine):
     old, middle = _changed_owner(engine)
-    last = remember(engine, "Since June, Priya Shah maintains everything under services/ledger.",
+    last = remember(engine, "Since June, Priya Shah maintains the ledger service.",
                     created_at=T0 + timedelta(days=90), supersedes=(middle,))
     assert last.action == WriteAction.SUPERSEDED, last.reason
     got = engine.search(QUERY, limit=5, now=NOW)
@@ -87,7 +87,7 @@ def test_a_question_that_only_brushes_against_the_history_moves_nothing(engine):
     is no reason to lift the new owner (`history_floor`), even in a store with little else."""
     old = remember(engine, "Code owner for the ledger service: Aiko Tanaka.", created_at=T0)
     port = remember(engine, "The ledger service answers on port 8450 in every environment.", created_at=T0)
-    new = remember(engine, "Lucia Romero took over the ledger work from Arjun Nair in the spring.",
+    new = remember(engine, "Lucia Romero took over the ledger service from Aiko Tanaka in the spring.",
                    created_at=T0 + timedelta(days=60), supersedes=(old.id,))
     assert new.action == WriteAction.SUPERSEDED, new.reason
     query = "Which port does the ledger service answer on?"
@@ -106,7 +106,7 @@ async def test_search_memory_shows_the_successor_first_with_what_it_replaces(ser
         old = await call_ok(c, "memorize", {"content": "Code owner for the ledger service: Aiko Tanaka."})
         for text in AROUND:
             await call_ok(c, "memorize", {"content": text})
-        new = await call_ok(c, "memorize", {"content": "Lucia Romero took over the ledger work from Arjun Nair in the spring.",
+        new = await call_ok(c, "memorize", {"content": "Lucia Romero took over the ledger service from Aiko Tanaka in the spring.",
                                             "supersedes": [old["id"]]})
         assert new["action"] == "superseded" and new["affected_ids"] == [old["id"]]
         found = await call_ok(c, "search_memory", {"query": QUERY})
@@ -130,7 +130,7 @@ def test_records_neither_lead_to_a_successor_nor_are_one(engine):
                        kind=kind, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="hook"),
                        created_at=T0, recorded_at=T0, valid_from=T0, valid_until=T0 + timedelta(days=1),
                        status=MemoryStatus.SUPERSEDED, superseded_by=new_id),
-                Memory(id=new_id, content=f"Second attempt worked after dropping the stale lock ({kind.value}).",
+                Memory(id=new_id, content=f"`make migrate-{kind.value}` works again after the stale lock was dropped.",
                        kind=kind, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="hook"),
                        created_at=T0 + timedelta(days=1), recorded_at=T0 + timedelta(days=1),
                        valid_from=T0 + timedelta(days=1))]
@@ -145,3 +145,27 @@ def test_records_neither_lead_to_a_successor_nor_are_one(engine):
     why = {r.memory.id: r.why for r in got}
     assert any(w.startswith("replaces") for w in why.get(fact, ()))
     assert not any(w.startswith("replaces") for w in why.get(run, ()))
+
+
+def test_a_wrong_supersede_leads_nowhere(engine):
+    """A successor must still be alike the old statement (`resolution_floor`): an old ownership line
+    marked superseded by a port check of another component (a wrong supersede, or the end of a
+    chain of them) does not put that port check at the top of a question about the owner."""
+    import uuid
+
+    from mnemex.models import Memory, MemoryKind, Scope
+
+    for text in AROUND:
+        remember(engine, text, created_at=T0)
+    old_id, other_id = str(uuid.uuid4()), str(uuid.uuid4())
+    stamp = {"created_at": T0, "recorded_at": T0, "valid_from": T0}
+    engine.import_memories([
+        Memory(id=old_id, content="Code owner for the ledger service: Aiko Tanaka.", kind=MemoryKind.FACT,
+               scope=Scope.PROJECT, project="/work/proj", status=MemoryStatus.SUPERSEDED, superseded_by=other_id,
+               valid_until=T0 + timedelta(days=5), **stamp),
+        Memory(id=other_id, content="tax-calculator answers on port 3702, checked with curl just now.",
+               kind=MemoryKind.FACT, scope=Scope.PROJECT, project="/work/proj", **stamp)])
+    got = engine.search(QUERY, limit=5, now=NOW)
+    assert other_id not in [r.memory.id for r in got]
+    loose = DEFAULT.model_copy(update={"resolution_floor": 0.0})  # the counterfactual: no likeness asked
+    assert engine.search(QUERY, limit=5, now=NOW, config=loose)[0].memory.id == other_id

@@ -14,14 +14,18 @@ search's scale (`search.Fused`). An old statement that no current candidate is c
 meaning (`history_floor` of the best current query cosine) gives its current successor — the
 memory that superseded it, followed to the end of the chain, or the newer memory a dormant one
 was flagged `maybe_outdated_by` — at least its own relevance, and its confidence. The old
-statement itself is never shown; records and chatter neither lead to a successor nor are one. A
-flagged successor must also answer the query about as well as the old statement
+statement itself is never shown; records and chatter neither lead to a successor nor are one; a
+successor must still be alike the old statement (`resolution_floor`), so that a wrong supersede,
+or a chain of them through look-alike lines about other components, leads nowhere. A flagged
+successor must also answer the query about as well as the old statement
 (`resolution_relevance`); the write path's own supersedes were decided with more evidence.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import numpy as np
 
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidate, Candidates
@@ -75,11 +79,18 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
         return
     page, _ = ctx.store.scroll(flt.model_copy(update={"ids": tuple(heads)}), limit=len(heads))
     current = {h.id: h for h in page}
+    # a successor still says something about what the old statement did: a wrong supersede (or a
+    # chain of them through look-alike lines about other components) leads nowhere
+    vectors = {h.id: np.asarray(h.dense, dtype=np.float32)
+               for h in ctx.store.retrieve(list(current) + [o for o, _ in heads.values()], with_vectors=True)
+               if h.dense is not None}
     new_ids = [k for k in current if k not in cands]
     new_cos = ctx.store.dense_scores(qvec, new_ids) if qvec is not None and new_ids else {}
     for head, (old, flagged) in heads.items():
         hit = current.get(head)
-        if hit is None or _aside(hit):
+        if hit is None or _aside(hit) or head not in vectors or old not in vectors:
+            continue
+        if float(np.dot(vectors[head], vectors[old])) < cfg.resolution_floor:
             continue
         cand = cands.get(head)
         if cand is None:
