@@ -268,6 +268,22 @@ def test_a_value_said_to_have_moved_is_a_change_cue():
     assert read("Plans cost up to 40 euros a month.").cues == ()
 
 
+def test_now_as_the_time_of_a_check_is_no_change_cue(embedder):
+    """"checked with curl just now" says when, not that a state holds from now on; read as a cue it
+    had a port check replace an ownership line and another component's port check (the year,
+    dream store)."""
+    for text in ("search-indexer answers on port 9617, checked with curl just now.",
+                 "The build was green until now.", "By now every service logs JSON."):
+        assert "now" not in dict(read(text).cues), text
+    for text in ("Alerts now go to #ops.", "From now on we lint with ruff.", "As of now, staging listens on 8080."):
+        assert dict(read(text).cues).get("now") == 0.5, text
+    for old, new in (("Code owner for search-indexer: Aiko Tanaka.",
+                      "search-indexer answers on port 9617, checked with curl just now."),
+                     ("search-indexer answers on port 9617, checked with curl just now.",
+                      "pricing-engine answers on port 7692, checked with curl just now.")):
+        assert compare(read(old), read(new), _cosine(embedder, old, new)).relation is not Relation.REPLACES, new
+
+
 def test_a_thing_left_behind_is_named_as_the_old_one():
     new = read("The team left FreeRTOS behind: Beacon is built on Zephyr 3.7.")
     assert dict(new.cues).get("left behind") == 0.9 and "freertos" in new.left

@@ -151,7 +151,9 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"|\b(?:went|goes|gone) (?:up|down) (?:to|from)\b|\b(?:grew|rose|climbed|fell) (?:to|from)\b"
      r"|\bcut (?:[\w`.-]+ ){0,4}?(?:to|down to) v?\d",
      0.8, "changed"),
-    (r"\b(?:now|nowadays|these days|from now on|going forward|as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
+    # "now" says a state holds from now on; "checked it just now", "until now", "by now" say when
+    (r"\b(?:(?<!\bjust )(?<!\buntil )(?<!\btill )(?<!\bup to )(?<!\bby )now|nowadays|these days|from now on|going forward|"
+     r"as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;]{1,50},"
      r"|\b(?:since|starting(?: with)?|from) (?:the |this |last |our )?(?:reorg|migration|upgrade|cutover|switch|move|"
