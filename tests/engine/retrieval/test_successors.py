@@ -148,7 +148,7 @@ def test_records_neither_lead_to_a_successor_nor_are_one(engine):
 
 
 def test_a_wrong_supersede_leads_nowhere(engine):
-    """A successor must still be alike the old statement (`resolution_floor`): an old ownership line
+    """A successor must not be unrelated to the old statement (`history_likeness`): an old ownership line
     marked superseded by a port check of another component (a wrong supersede, or the end of a
     chain of them) does not put that port check at the top of a question about the owner."""
     import uuid
@@ -167,5 +167,5 @@ def test_a_wrong_supersede_leads_nowhere(engine):
                kind=MemoryKind.FACT, scope=Scope.PROJECT, project="/work/proj", **stamp)])
     got = engine.search(QUERY, limit=5, now=NOW)
     assert other_id not in [r.memory.id for r in got]
-    loose = DEFAULT.model_copy(update={"resolution_floor": 0.0})  # the counterfactual: no likeness asked
+    loose = DEFAULT.model_copy(update={"history_likeness": 0.0})  # the counterfactual: no likeness asked
     assert engine.search(QUERY, limit=5, now=NOW, config=loose)[0].memory.id == other_id

@@ -15,8 +15,8 @@ meaning (`history_floor` of the best current query cosine) gives its current suc
 memory that superseded it, followed to the end of the chain, or the newer memory a dormant one
 was flagged `maybe_outdated_by` — at least its own relevance, and its confidence. The old
 statement itself is never shown; records and chatter neither lead to a successor nor are one; a
-successor must still be alike the old statement (`resolution_floor`), so that a wrong supersede,
-or a chain of them through look-alike lines about other components, leads nowhere. A flagged
+successor must not be unrelated to the old statement (`history_likeness`), so that a wrong
+supersede, or a chain of them through look-alike lines about other components, leads nowhere. A flagged
 successor must also answer the query about as well as the old statement
 (`resolution_relevance`); the write path's own supersedes were decided with more evidence.
 """
@@ -90,7 +90,7 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
         hit = current.get(head)
         if hit is None or _aside(hit) or head not in vectors or old not in vectors:
             continue
-        if float(np.dot(vectors[head], vectors[old])) < cfg.resolution_floor:
+        if float(np.dot(vectors[head], vectors[old])) < cfg.history_likeness:
             continue
         cand = cands.get(head)
         if cand is None:
