@@ -46,27 +46,28 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
     if cfg.history_candidates <= 0 or not fused.done or flt.validity != ValidityMode.CURRENT or flt.ids:
         return
     past = flt.model_copy(update={"history": True, "dormant": None})
-    searches = [VectorQuery(dense=qvec, filter=past, limit=cfg.history_candidates)] if qvec is not None else []
-    if fused.lexical is not None:
-        searches.append(VectorQuery(sparse=fused.lexical, filter=past, limit=cfg.history_candidates))
-    if not searches:
-        return
-    found = ctx.store.query_many(searches)
-    cosine: dict[str, float] = {h.id: h.score for h in found[0]} if qvec is not None else {}
-    bm25: dict[str, float] = {h.id: h.score for h in found[-1]} if fused.lexical is not None else {}
-    hits = {h.id: h for hits in found for h in hits}
-    if qvec is not None and (missing := [k for k in hits if k not in cosine]):
-        cosine.update(ctx.store.dense_scores(qvec, missing))
-    old_score = {k: fused.score(bm25.get(k, 0.0), cosine.get(k)) for k in hits}
     # an old statement stands for the question only when no current memory is closer to it in
     # meaning; one that shares the question's words (a component's name) but not what it asks
-    # about would otherwise lift the successors of all that component's changed facts
+    # about would otherwise lift the successors of all that component's changed facts. So the
+    # history is searched by meaning, and BM25 scored only for what passes (one small query)
+    cosine: dict[str, float] = {}
+    bm25: dict[str, float] = {}
     if qvec is not None:
+        found = ctx.store.query(VectorQuery(dense=qvec, filter=past, limit=cfg.history_candidates))
         floor = cfg.history_floor * max((c.cosine or 0.0 for c in cands.values()), default=0.0)
-        hits = {k: h for k, h in hits.items() if (cosine.get(k) or 0.0) >= floor}
-    else:
+        hits = {h.id: h for h in found if h.score >= floor}
+        cosine = {k: h.score for k, h in hits.items()}
+        if hits and fused.lexical is not None:
+            bm25 = {h.id: h.score for h in ctx.store.query(VectorQuery(
+                sparse=fused.lexical, filter=past.model_copy(update={"ids": tuple(hits)}), limit=len(hits)))}
+    elif fused.lexical is not None:
+        found = ctx.store.query(VectorQuery(sparse=fused.lexical, filter=past, limit=cfg.history_candidates))
         floor = cfg.history_floor * max((c.relevance for c in cands.values()), default=0.0)
-        hits = {k: h for k, h in hits.items() if old_score[k] >= floor}
+        bm25 = {h.id: h.score for h in found}
+        hits = {h.id: h for h in found if fused.score(h.score, None) >= floor}
+    else:
+        return
+    old_score = {k: fused.score(bm25.get(k, 0.0), cosine.get(k)) for k in hits}
     # the strongest old statements first: each successor takes the best relevance it is owed
     heads: dict[str, tuple[str, bool]] = {}
     for key in sorted(hits, key=lambda k: -old_score[k]):
