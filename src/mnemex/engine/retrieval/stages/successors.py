@@ -14,7 +14,8 @@ search's scale (`search.Fused`). An old statement that no current candidate is c
 meaning (`history_floor` of the best current query cosine) gives its current successor — the
 memory that superseded it, followed to the end of the chain, or the newer memory a dormant one
 was flagged `maybe_outdated_by` — at least its own relevance, and its confidence. The old
-statement itself is never shown; records and chatter neither lead to a successor nor are one; a
+statement itself is never shown; records and chatter (`lifecycle.policy.is_record`: true of their
+moment, no fact) neither lead to a successor nor are one; a
 successor must not be unrelated to the old statement (`history_likeness`), so that a wrong
 supersede, or a chain of them through look-alike lines about other components, leads nowhere. A flagged
 successor must also answer the query about as well as the old statement
@@ -31,9 +32,10 @@ from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.search import Fused
+from mnemex.engine.lifecycle.policy import is_record
 from mnemex.engine.statements import MAYBE_OUTDATED_BY
-from mnemex.models import RECORD_KINDS, Memory, MemoryFilter, MemoryStatus, ValidityMode
-from mnemex.store.base import Hit, VectorQuery
+from mnemex.models import Memory, MemoryFilter, MemoryStatus, ValidityMode
+from mnemex.store.base import VectorQuery
 
 #: Supersede chains are followed this far (a fact changed again and again).
 MAX_HOPS = 8
@@ -53,7 +55,8 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
     cosine: dict[str, float] = {}
     bm25: dict[str, float] = {}
     if qvec is not None:
-        found = ctx.store.query(VectorQuery(dense=qvec, filter=past, limit=cfg.history_candidates))
+        found = ctx.store.query(VectorQuery(dense=qvec, filter=past, limit=cfg.history_candidates,
+                                            with_vectors=True))
         floor = cfg.history_floor * max((c.cosine or 0.0 for c in cands.values()), default=0.0)
         hits = {h.id: h for h in found if h.score >= floor}
         cosine = {k: h.score for k, h in hits.items()}
@@ -61,7 +64,8 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
             bm25 = {h.id: h.score for h in ctx.store.query(VectorQuery(
                 sparse=fused.lexical, filter=past.model_copy(update={"ids": tuple(hits)}), limit=len(hits)))}
     elif fused.lexical is not None:
-        found = ctx.store.query(VectorQuery(sparse=fused.lexical, filter=past, limit=cfg.history_candidates))
+        found = ctx.store.query(VectorQuery(sparse=fused.lexical, filter=past, limit=cfg.history_candidates,
+                                            with_vectors=True))
         floor = cfg.history_floor * max((c.relevance for c in cands.values()), default=0.0)
         bm25 = {h.id: h.score for h in found}
         hits = {h.id: h for h in found if fused.score(h.score, None) >= floor}
@@ -71,25 +75,24 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
     # the strongest old statements first: each successor takes the best relevance it is owed
     heads: dict[str, tuple[str, bool]] = {}
     for key in sorted(hits, key=lambda k: -old_score[k]):
-        if _aside(hits[key]):
+        if is_record(hits[key].memory):
             continue
         head = _successor(ctx, hits[key].memory)
         if head is not None and head[0] not in heads:
             heads[head[0]] = (key, head[1])
     if not heads:
         return
-    page, _ = ctx.store.scroll(flt.model_copy(update={"ids": tuple(heads)}), limit=len(heads))
+    page, _ = ctx.store.scroll(flt.model_copy(update={"ids": tuple(heads)}), limit=len(heads), with_vectors=True)
     current = {h.id: h for h in page}
     # a successor still says something about what the old statement did: a wrong supersede (or a
     # chain of them through look-alike lines about other components) leads nowhere
     vectors = {h.id: np.asarray(h.dense, dtype=np.float32)
-               for h in ctx.store.retrieve(list(current) + [o for o, _ in heads.values()], with_vectors=True)
-               if h.dense is not None}
+               for h in [*page, *(hits[o] for o, _ in heads.values())] if h.dense is not None}
     new_ids = [k for k in current if k not in cands]
     new_cos = ctx.store.dense_scores(qvec, new_ids) if qvec is not None and new_ids else {}
     for head, (old, flagged) in heads.items():
         hit = current.get(head)
-        if hit is None or _aside(hit) or head not in vectors or old not in vectors:
+        if hit is None or is_record(hit.memory) or head not in vectors or old not in vectors:
             continue
         if float(np.dot(vectors[head], vectors[old])) < cfg.history_likeness:
             continue
@@ -107,12 +110,6 @@ def through_history(ctx: ReadContext, cands: Candidates, qvec: Sequence[float] |
         cand.cosine = max(cand.cosine or 0.0, cosine.get(old) or 0.0) if qvec is not None else cand.cosine
         cand.bm25_share = max(cand.bm25_share, fused.share(bm25.get(old, 0.0)))
         cand.why.append(f"replaces {old} (found by what it said)")
-
-
-def _aside(hit: Hit) -> bool:
-    """Records of what happened (tool runs, conversation turns) stay true of their moment and
-    chatter states no fact: neither leads to a successor nor is one."""
-    return hit.kind in RECORD_KINDS or hit.is_chatter
 
 
 def _successor(ctx: ReadContext, memory: Memory) -> tuple[str, bool] | None:
