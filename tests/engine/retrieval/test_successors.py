@@ -169,3 +169,31 @@ def test_a_wrong_supersede_leads_nowhere(engine):
     assert other_id not in [r.memory.id for r in got]
     loose = DEFAULT.model_copy(update={"history_likeness": 0.0})  # the counterfactual: no likeness asked
     assert engine.search(QUERY, limit=5, now=NOW, config=loose)[0].memory.id == other_id
+
+
+def test_a_switch_off_found_through_the_old_workflow_yields_to_what_replaced_it(engine):
+    """The agent said the switch-off line replaces the old release workflow; weeks later the new
+    workflow is written down on its own. A question worded like the old workflow finds the switch-off
+    through it, but the later workflow leads and the switch-off comes just after it, never dropped
+    (`history_stop_yields`); without the rule the switch-off, which holds no current way to release,
+    ranks first."""
+    old = remember(engine, "Android release builds are produced by the Jenkins job `android-release`, which "
+                           "signs the bundle and uploads it to the Play Console.", created_at=T0)
+    for i, text in enumerate(("The Android app targets API level 34 and supports API 26 and up.",
+                              "Android dev builds point at the mock backend on http://10.0.2.2:4010.",
+                              "Crash reports from the Android app go to Sentry.")):
+        remember(engine, text, created_at=T0 + timedelta(days=1 + i))
+    stop = remember(engine, "The Jenkins release job is switched off. Until the new pipeline exists, Priya "
+                            "builds releases on her laptop and uploads them by hand.",
+                    created_at=T0 + timedelta(days=40), supersedes=(old.id,))
+    assert stop.action == WriteAction.SUPERSEDED, stop.reason
+    new = remember(engine, "Android releases ship from the Bitrise workflow `release-playstore`, which signs "
+                           "with the upload key and pushes to the internal track.",
+                   created_at=T0 + timedelta(days=70))
+    query = "How are Android release builds produced and uploaded?"
+    plain = [r.memory.id for r in engine.search(
+        query, limit=5, now=NOW, config=DEFAULT.model_copy(update={"history_stop_yields": False}))]
+    assert plain[:2] == [stop.id, new.id]
+    got = engine.search(query, limit=5, now=NOW)
+    assert [r.memory.id for r in got][:2] == [new.id, stop.id]
+    assert f"stopped what {new.id} says now" in got[1].why

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.engine.statements import Relation, asks_for_older, asks_in_words, compare, read
+from mnemex.engine.statements import Relation, asks_for_older, asks_in_words, compare, leads_with_switch_off, read
 from mnemex.engine.statements.reading import Value, normalise_name, shape
 from tests.engine.statements.pairs import PAIRS
 
@@ -434,3 +434,16 @@ def test_a_query_asks_in_words_when_it_shares_more_than_a_name():
     assert asks_in_words(query, read("The ledger-sync datastore moved to CockroachDB."))
     assert asks_in_words(read("where do the mobile app's feature flags come from?"),
                          read("The mobile app fetches its feature flags from LaunchDarkly at startup."))
+
+
+@pytest.mark.parametrize(("text", "stop"), [
+    ("The Jenkins release job is switched off. Until the new pipeline exists, Priya builds releases by hand.", True),
+    ("Stop the Monday CSV uploads: the import corrupted two sailings.", True),
+    ("Inline indexing is off for now; it was adding 40 ms to every send.", True),
+    ("No more laptop uploads, Sam's machine is gone.", True),
+    # a new value first, the old thing's switch-off in passing: a replacement, not a stop
+    ("Nightly sales aggregation now runs as `sales_rollup_v2`. The previous DAG is paused until month end.", False),
+    ("Deploys are blue-green via Fly.io machines.", False),
+])
+def test_a_statement_leads_with_a_switch_off_only_when_its_first_clause_says_so(text, stop):
+    assert leads_with_switch_off(text) is stop

@@ -38,7 +38,7 @@ from mnemex.engine.retrieval.stages.rescore import rescore
 from mnemex.engine.retrieval.stages.resolve import resolve
 from mnemex.engine.retrieval.stages.results import results
 from mnemex.engine.retrieval.stages.search import Fused, candidates, resolve_anchor
-from mnemex.engine.retrieval.stages.successors import through_history
+from mnemex.engine.retrieval.stages.successors import through_history, yield_stops
 from mnemex.models import MemoryFilter, utcnow
 from mnemex.store.base import MemoryStore
 
@@ -86,8 +86,8 @@ class Retriever:
         qvec, cands = candidates(ctx, plan, flt, limit, cfg, rare, fused)
         if not cands:
             return []
-        if cfg.history_candidates and not plan.compound:
-            through_history(ctx, cands, qvec, flt, cfg, fused)
+        stopped = through_history(ctx, cands, qvec, flt, cfg, fused) \
+            if cfg.history_candidates and not plan.compound else {}
         if cfg.propagation:
             cands = propagate(ctx, cands, qvec, flt, cfg)
         order = ranked({cid: c.relevance for cid, c in cands.items()})
@@ -98,6 +98,7 @@ class Retriever:
         order = favour_asked(order, cands, cfg, query)
         order = diversify(ctx, order, cands, cfg, limit)
         order = cap_records(order, cands, cfg, plan.about_runs, limit)
+        order = yield_stops(order, cands, stopped)
         if cfg.exact_floor and rare:
             order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))
         outdated: dict[str, str] = {}

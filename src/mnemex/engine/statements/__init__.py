@@ -18,7 +18,7 @@ from mnemex.engine.statements.compare import (
     holds_all,
     tells_other_change,
 )
-from mnemex.engine.statements.reading import Statement, read
+from mnemex.engine.statements.reading import Statement, leads_with_switch_off, read
 
 #: Metadata keys the write path sets and the read path reads: on a new memory, the ids of the
 #: memories it may replace; on an older one, the id of the newer memory that may make it outdated.
@@ -37,4 +37,4 @@ def said_otherwise(metadata: dict) -> list[str]:
     return [i for i in held if isinstance(i, str)] if isinstance(held, list) else []
 
 
-__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "read", "said_otherwise", "swaps_words", "tells_other_change"]
+__all__ = ["DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "leads_with_switch_off", "read", "said_otherwise", "swaps_words", "tells_other_change"]

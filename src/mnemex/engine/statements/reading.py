@@ -385,6 +385,17 @@ class Statement:
         return self.specifics - self.left
 
 
+_FIRST = re.compile(r"(?<=[.;:!?])\s+")
+
+
+def leads_with_switch_off(text: str) -> bool:
+    """Its first sentence or clause says something was switched off, stopped or removed ("The Jenkins
+    release job is switched off. Until ...", "Stop the Monday CSV uploads: ..."): a statement about
+    a stop, not one that gives a new value and mentions in passing that the old thing stopped
+    ("Nightly sales aggregation now runs as `sales_rollup_v2`. The previous DAG is paused ...")."""
+    return bool(read(_FIRST.split(text, maxsplit=1)[0]).off)
+
+
 def read(text: str, entities: tuple[str, ...] | frozenset[str] = ()) -> Statement:
     """The reading of `text`; `entities` are the memory's entity keys ("tool:pytest"), which
     add the names the observer recognised."""
