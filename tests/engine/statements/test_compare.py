@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.engine.statements import Relation, asks_for_older, asks_in_words, compare, leads_with_switch_off, read
+from mnemex.engine.statements import Relation, asks_for_older, asks_in_words, compare, conflict, leads_with_switch_off, read
 from mnemex.engine.statements.reading import Value, normalise_name, shape
 from tests.engine.statements.pairs import PAIRS
 
@@ -53,6 +53,13 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
     ("The seed job loads fixtures into the local database.", "Stop the seed job first, then reset the database."),
     # "off by default" is a setting, not a switch-off
     ("The `dark-mode` flag is on for beta users in every release.", "dark-mode is off by default."),
+    # the same template about another component (kebab-case names): never each other's change
+    ("New owner of quote-builder is Ines Duarte (previously Omar Said).",
+     "New owner of tile-cache is Lars Berg (previously Omar Said)."),
+    ("Renamed the quote-builder database env var: DATABASE_URL is now QUOTE_BUILDER_DB_DSN.",
+     "Renamed the tile-cache database env var: TILE_CACHE_DB_DSN is now DATABASE_URL."),
+    # "the old API" is no left-behind piece of the name both give
+    ("Alerts for quote-api go to #team-quotes.", "Until 2026-05-02, quote-api stays pinned to the old API while the partner migrates."),
 ])
 def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES
@@ -447,3 +454,12 @@ def test_a_query_asks_in_words_when_it_shares_more_than_a_name():
 ])
 def test_a_statement_leads_with_a_switch_off_only_when_its_first_clause_says_so(text, stop):
     assert leads_with_switch_off(text) is stop
+
+
+def test_a_component_named_in_kebab_case_in_each_subject_tells_two_statements_apart():
+    old = read("New owner of quote-builder is Ines Duarte (previously Omar Said).")
+    assert old.head_kebabs == {"quote-builder"}
+    assert conflict(old, read("New owner of tile-cache is Lars Berg (previously Omar Said).")).startswith("about another component")
+    # the same component changed, and a channel or flag is no component
+    assert not conflict(old, read("New owner of quote-builder is Lars Berg (previously Ines Duarte)."))
+    assert read("Alerts for the gateway go to #team-edge-alerts; run it with --dry-run first.").kebabs == frozenset()

@@ -157,8 +157,10 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     # ("Docker Hub", "nose"), not merely shares a word with it ("its Redis lock"), and not
     # something the older statement already left behind itself (the same change said again)
     named_terms = old_terms | old.parts
+    # nor a piece of a component's name both statements give ("the old API" beside billing-api)
+    shared = frozenset(stem(p) for k in old.kebabs & new.kebabs for p in k.split("-") if p)
     left_hit = frozenset(t for terms, whole in new.left_spans
-                         if whole in old_terms or terms <= named_terms for t in (terms & named_terms) - old.left)
+                         if whole in old_terms or terms <= named_terms for t in (terms & named_terms) - old.left - shared)
     extra = frozenset(new.words - old_keys - new.left)
     mentioned = new.value_texts | new.reason | new.left
     named_again = frozenset(v for v in old_vals if v.text in mentioned and len(v.text) >= 2
@@ -183,6 +185,10 @@ def conflict(old: Statement, new: Statement) -> str:
     `lobby` crate); the newer one says it adds ("too", "also", "as well")."""
     if old.places - new.places and new.places - old.places:
         return f"about another environment ({', '.join(sorted(new.places - old.places))})"
+    if old.head_kebabs - new.kebabs and new.head_kebabs - old.kebabs:
+        # "New owner of feature-flags is ..." beside "New owner of email-relay is ...": each is about
+        # a component the other never names
+        return f"about another component ({sorted(new.head_kebabs - old.kebabs)[0]})"
     old_all = old.keys | old.left | old.value_texts
     new_all = new.keys | new.left | new.value_texts
     new_names, old_names = new.head & new.names - old_all, old.head & old.names - new_all

@@ -356,6 +356,10 @@ class Statement:
     off: tuple[tuple[frozenset[str], str], ...] = ()
     """Each phrase it says was switched off, disabled or removed (`_OFF`: a job, a workflow or a habit
     that no longer runs): its terms, and the phrase as one name."""
+    kebabs: frozenset[str] = frozenset()
+    """Names written in kebab case ("admin-console", "billing-api"): how services and components are
+    usually named; `head_kebabs` those in its subject."""
+    head_kebabs: frozenset[str] = frozenset()
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -386,6 +390,13 @@ class Statement:
 
 
 _FIRST = re.compile(r"(?<=[.;:!?])\s+")
+#: A lower-case kebab-case name of letters, not a channel, handle, flag or path ("#team-billing",
+#: "--dry-run"), nor a host or version ("ops-01", "v1-2").
+_KEBAB = re.compile(r"(?<![\w#@/.-])[a-z]+(?:-[a-z]+)+(?![\w/-])")
+
+
+def kebab_names(text: str) -> frozenset[str]:
+    return frozenset(m.group(0) for m in _KEBAB.finditer(text))
 
 
 def leads_with_switch_off(text: str) -> bool:
@@ -442,7 +453,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
-                     parts=_parts(main_text),
+                     parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(_head(main_text)),
                      head_numbers=frozenset(v.text for v in head.values
                                             if v.kind == "number" or v.kind.startswith("count:"))
                      | _designators(_head(main_text)))
