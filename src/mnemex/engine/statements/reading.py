@@ -404,7 +404,13 @@ def leads_with_switch_off(text: str) -> bool:
     release job is switched off. Until ...", "Stop the Monday CSV uploads: ..."): a statement about
     a stop, not one that gives a new value and mentions in passing that the old thing stopped
     ("Nightly sales aggregation now runs as `sales_rollup_v2`. The previous DAG is paused ...")."""
-    return bool(read(_FIRST.split(text, maxsplit=1)[0]).off)
+    return bool(_switched_off(_FIRST.split(text, maxsplit=1)[0]))
+
+
+def _switched_off(text: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """`Statement.off` of `text`: each phrase it says was switched off, with its terms."""
+    forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
+    return tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in forms for m in rx.finditer(text))
 
 
 def read(text: str, entities: tuple[str, ...] | frozenset[str] = ()) -> Statement:
@@ -441,9 +447,9 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                 if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
                     bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
-    off_forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
-    off = tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in off_forms for m in rx.finditer(text))
-    head = terms_of(_head(main_text))
+    off = _switched_off(text)
+    head_text = _head(main_text)
+    head = terms_of(head_text)
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
@@ -453,10 +459,10 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
-                     parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(_head(main_text)),
+                     parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
                      head_numbers=frozenset(v.text for v in head.values
                                             if v.kind == "number" or v.kind.startswith("count:"))
-                     | _designators(_head(main_text)))
+                     | _designators(head_text))
 
 
 #: A capital letter standing alone after a word of the subject: "Board rev D", "Zone B", "Plan C".
