@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from mnemex.config.retrieval import DEFAULT
-from mnemex.engine.statements import MAYBE_OUTDATED_BY, SAID_OTHERWISE_BY, SAID_OTHERWISE_KEPT
+from mnemex.engine.statements import ATOM_OF, MAYBE_OUTDATED_BY, SAID_OTHERWISE_BY, SAID_OTHERWISE_KEPT
 from mnemex.models import CHATTER, Memory, MemoryKind, Provenance, Scope, WriteAction
 from tests.helpers import remember
 
@@ -136,6 +136,29 @@ def test_a_query_about_the_older_statements_own_subject_keeps_its_order(engine):
                                "Webhook deliveries share the default worker pool, which has 2 processes.")
     got = engine.search("how many processes does the thumbnail worker pool have?", limit=5, now=NOW)
     assert got[0].memory.id == old and all(r.outdated_by is None for r in got)
+
+
+def test_a_newer_statement_that_says_it_changed_something_leads_even_for_a_query_worded_like_the_older(engine):
+    """A question about a changed fact is usually worded as the fact was first written: it names
+    more of the older statement's words than of the newer one's, which alone keeps the older one
+    first (`asks_for_older`). When the newer one was split from a statement that says something
+    changed (the copy kept by the old service, in its sibling atom: `atom_of`), it leads."""
+    old_id, new_id = str(uuid.uuid4()), str(uuid.uuid4())
+    base = dict(kind=MemoryKind.FACT, scope=Scope.PROJECT, project="/work/proj", provenance=Provenance(source="user"))
+    old = Memory(id=old_id, content="Crash reports from the desktop app are uploaded to Bugsnag.",
+                 created_at=T0, recorded_at=T0, valid_from=T0, metadata={SAID_OTHERWISE_BY: [new_id]}, **base)
+    later = T0 + timedelta(days=30)
+    said = "Crash reports go to Sentry first; the legacy Bugsnag project still gets a copy until the contract ends."
+    new = Memory(id=new_id, content="Crash reports go to Sentry first.", created_at=later, recorded_at=later,
+                 valid_from=later, metadata={ATOM_OF: said}, **base)
+    engine.import_memories([old, new])
+    query = "Where are desktop app crash reports uploaded?"
+    got = engine.search(query, limit=5, now=NOW)
+    ids = [r.memory.id for r in got]
+    assert ids.index(new_id) < ids.index(old_id) and got[ids.index(old_id)].outdated_by == new_id
+    # the counterfactual: without the cue the query's wording keeps the older one first
+    off = engine.search(query, limit=5, now=NOW, config=DEFAULT.model_copy(update={"resolution_otherwise_cued": 1.01}))
+    assert off[0].memory.id == old_id and all(r.outdated_by is None for r in off)
 
 
 def test_a_newer_statement_the_search_did_not_find_is_never_brought_in_without_a_cue(engine):

@@ -262,6 +262,32 @@ def test_stopping_a_practice_is_a_change_cue():
 
 
 
+def test_how_developers_say_a_thing_is_gone_or_swapped_is_a_change_cue():
+    """"No more X", "X is gone", "swapped X out for Y", "publish to Y instead", a key "revoked": each
+    says the older state no longer holds; a limit ("no more than six") and a name that holds a cue
+    word (`tariff-changed`) say nothing changed."""
+    for text, label in (("No more Nx. Turborepo owns the task graph.", "no longer"),
+                        ("Sentry is gone, use Crashlytics for crash reports.", "no longer"),
+                        ("The shared signing key was revoked.", "no longer"),
+                        ("Swapped urfave/cli out for cobra; shell completions come for free.", "replaced"),
+                        ("Publish status changes to `claims.v2` instead.", "instead")):
+        assert label in dict(read(text).cues), text
+    assert read("Swapped urfave/cli out for cobra.").left_spans[0][1] == "urfave/cli"
+    assert read("Parties can have no more than six players.").cues == ()
+    assert read("The cache refreshes whenever a tariff-changed event arrives.").cues == ()
+    assert dict(read("The flag was re-enabled for beta users.").cues).get("re-enabled") == 0.8
+
+
+def test_a_copy_kept_says_the_main_one_moved_even_with_still():
+    """"Logs go to Loki first; the old host still gets a copy" is a move with a copy kept, not a
+    reminder: the statement stays whole (`says_a_change`) and keeps its cue; "Reminder: staging
+    still gets a copy" restates."""
+    moved = read("Build logs go to Loki first; the old hosted log service still gets a weekly copy until March.")
+    assert moved.change >= 0.5 and not moved.restating
+    assert read("Backups go to the EU vault; the US bucket still receives a nightly copy.").change >= 0.5
+    assert read("Reminder: staging still gets a copy of the prod alerts.").restating
+
+
 def test_a_value_said_to_have_moved_is_a_change_cue():
     """"went up to", "grew to", "cut X to 8": a value moved, said as developers say it."""
     for text in ("Max message length went up to 10,000 characters after users kept splitting snippets.",

@@ -92,6 +92,9 @@ _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|
                            # a warning not to change it: "don't switch it to CSV", "never move it off S3"
                            r"|\b(?:don'?t|do not|never|shouldn'?t|should not|must not|mustn'?t|no need to)\s+(?:ever\s+)?"
                            r"(?:change|move|switch|replace|rename|migrate|swap|drop|remove)\b", re.I)
+#: A name joined by dashes or underscores ("tariff-changed", "moved_at"): a cue word in it says no change
+#: ("re-enabled" is a word, not a name).
+_IN_A_NAME = re.compile(r"\b(?![Rr]e-)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")
 #: "too" adds only where a clause ends ("staging gets a copy too", "X, too, ..."), not before what it
 #: qualifies ("too easily confused", "too slow").
 _ADDITIVE = re.compile(r"\btoo\b(?=\s*(?:[,.;:!?)—]|$|and\b|but\b|so\b|now\b))|"
@@ -121,7 +124,7 @@ must should will can may might could would shall cannot can't won't doesn't don'
 """.split())
 _PLACE_WORDS = {"prod": "production", "stage": "staging", "stg": "staging", "development": "dev",
                 "testing": "test", "europe": "eu", "american": "na", "america": "na", "us": "us"}
-_PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local|qa|preview|sandbox|canary|demo|"
+_PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local|ci|qa|preview|sandbox|canary|demo|"
                     r"EU|NA|US|APAC|EMEA|LATAM|europe|ios|android|web|desktop|windows|macos|linux|chrome|firefox|"
                     r"safari|edge)\b", re.I)
 
@@ -138,7 +141,13 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:disabled|switched off|turned off|shut (?:down|off)|paused)\b|\b(?:stopped|stop) (?:\w+ing|using|doing)\b",
      0.9, "disabled"),
     (r"\bno longer\b|\bnot any ?more\b|\bany ?more\b", 1.0, "no longer"),
+    # "No more Nx.", "X is gone", "the shared key was revoked", "the provider is retiring it"
+    (r"\bno more\b(?! than\b)|\b(?:is|are|was|were|has been|have been) (?:now )?gone\b|\b(?:revoked|retiring|phased out)\b",
+     0.9, "no longer"),
     (r"\binstead of\b|\brather than\b|\bin favou?r of\b|\bin place of\b", 1.0, "instead of"),
+    # "publish to `claims.v1` instead", "use Vite instead": the alternative is the older statement's
+    (r"\binstead\b(?! of\b)", 0.5, "instead"),
+    (r"\bswap(?:s|ped|ping)?\b (?:[\w`./@-]+ ){1,4}?(?:out )?(?:for|with)\b", 1.0, "replaced"),
     (r"\bused to\b|\bformerly\b|\bpreviously\b|\boriginally\b", 1.0, "used to"),
     (r"\b(?:left|leaving|leaves) (?:[\w`.-]+ ){1,4}?behind\b", 0.9, "left behind"),
     (r"\bfrom\b [^.;,]{1,60}? \bto\b", 0.7, "from X to Y"),
@@ -161,7 +170,8 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
-    (r"\b(?:gets?|keeps?|receives?|getting|keeping)(?: receiving| getting)? (?:a |an )?(?:cc|copy|copies)\b|\bcc(?:'d|ed)\b"
+    (r"\b(?:gets?|keeps?|receives?|getting|keeping)(?: receiving| getting)? (?:a |an )?(?:[\w-]+ )?"
+     r"(?:cc|copy|copies|mirror|duplicates?)\b|\bcc(?:'d|ed)\b|\bstill (?:mirrors|syncs)\b"
      r"|\bonly (?:goes out |comes |is sent |are sent )?as an? (?:daily|weekly|nightly|hourly) (?:digest|summary)\b",
      0.5, "copy kept"),
     (r"\b(?:old|previous|former|legacy|outdated|obsolete)\b", 0.4, "old"),
@@ -169,6 +179,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:re-?enabled|turned (?:back )?on|reinstated|restored(?! from)|brought back|(?:is|are) back\b(?! to)|"
      r"(?:automated|automatic|enabled|running|on) again)\b", 0.8, "re-enabled"),
 ))
+_COPY_KEPT = next(rx for rx, _, label in _CUES if label == "copy kept")
 STOPPERS = (r"(?:to|with|by|for|and|but|because|since|so|as|which|after|now|in favou?r|is|are|was|were|until|unless|"
              r"when|while|if|on|in|at|last|this|from|during|before|pending|onto|into)")
 _SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:[.:][^\s,.;:!?()]+)*)"
@@ -194,7 +205,8 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
     rf"\b(?:mov|migrat|switch)(?:e|ed|es|ing)? (?:\w+ )?(?:off|away from|out of|from) {_ART}{_SPAN}{_END}",
     rf"\b(?:left|leaving|leaves) {_ART}{_SPAN} behind\b",
-    rf"\b{_SPAN} (?:still |only |just )?(?:gets?|keeps?|receives?)(?: receiving| getting)? (?:a |an )?(?:cc|copy|copies)\b",
+    rf"\b{_SPAN} (?:still |only |just )?(?:gets?|keeps?|receives?)(?: receiving| getting)? (?:a |an )?(?:[\w-]+ )?"
+    rf"(?:cc|copy|copies|mirror|duplicates?)\b",
     rf"\b{_SPAN} (?:now )?only (?:goes out|is sent|are sent|comes|runs) as an? (?:daily|weekly|nightly|hourly) "
     rf"(?:digest|summary)\b",
     rf"\b(?:took|taken|takes|take) over\b[^.;]{{0,80}}? from {_ART}{_SPAN}{_END}",
@@ -204,6 +216,7 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"{_SPAN} ?(?:->|→|=>)",
     rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
     rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
+    rf"\bswap(?:s|ped|ping)? (?:out )?{_ART}{_SPAN} (?:out )?(?:for|with)\b",
 ))
 #: The phrases that name the thing left behind as an alternative ("from X to", "instead of X", "replaced X
 #: with", "moved off X"); `left_bare` takes their span when no article or "old" refers to it instead.
@@ -434,7 +447,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     # the words of a restating phrase ("as noted before", "for the record") are not what it says
     said = terms_of(_RESTATING.sub(" ", main_text)).words if _RESTATING.search(main_text) else main.words
     words = frozenset(w for w in said - names if w not in GENERIC and w not in CUE_STEMS)
-    plain = _NOT_A_CHANGE.sub(" ", text)
+    plain = _IN_A_NAME.sub("name", _NOT_A_CHANGE.sub(" ", text))
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
     bare: set[str] = set()
@@ -498,7 +511,9 @@ def _restating(text: str) -> bool:
     for clause in re.split(r"[;,.:!?()—–]+|\s-\s", text):
         if not _RESTATING.search(clause) and any(s >= 0.5 and rx.search(clause) for rx, s, _ in _CUES):
             return False
-    return True
+    # "the old host still gets a copy", "S3 still mirrors them": a copy kept says the main one moved,
+    # "still" and all, unless another phrase says it is a reminder
+    return not (_COPY_KEPT.search(text) and not _RESTATING.search(re.sub(r"\bstill\b", " ", text, flags=re.I)))
 
 
 def _head(text: str) -> str:

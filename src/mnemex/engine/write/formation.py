@@ -20,7 +20,7 @@ from typing import Any
 
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
 from mnemex.config.redaction import DEFAULT_REDACTION, RedactionConfig
-from mnemex.engine.statements import read
+from mnemex.engine.statements import ATOM_OF, read
 from mnemex.engine.write.observe import NOISY_FLAGS, observe
 from mnemex.engine.write.observe.entities import extract_entities
 from mnemex.engine.write.observe.shape import ObserveFlag
@@ -120,7 +120,7 @@ def _observed(new: NewMemory, text: str, base: dict[str, Any], now: datetime,
         return [Draft(content, new.kind or obs.kind, weight, obs.entity_keys, obs.valid_until,
                       {**base, "kind_confidence": round(obs.confidence, 3)}, channels, noisy)]
     return [Draft(atom.text, new.kind or atom.kind, weight, tuple(e.key for e in atom.entities), atom.valid_until,
-                  {**base, "kind_confidence": round(atom.confidence, 3), "atom_of": text[:200]}, channels, noisy)
+                  {**base, "kind_confidence": round(atom.confidence, 3), ATOM_OF: text[:200]}, channels, noisy)
             for atom in atoms]
 
 

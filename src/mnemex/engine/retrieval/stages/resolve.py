@@ -12,7 +12,10 @@ them leads only when the search found it too (never brought in), the query share
 not only a name (`statements.asks_in_words`: "what datastore does cdn-purger use?" is not about
 "cdn-purger needs DATABASE_URL set"), and the query does not name more of what only the older one
 holds than of what only the newer one holds (`statements.asks_for_older`): "how are Eastgate's
-kiosks locked down?" asks about the older statement, not about Northfield's. A line the observer
+kiosks locked down?" asks about the older statement, not about Northfield's. That last guard is
+waived when the newer one says in its own words that something changed ("now", "instead", "no
+longer": `resolution_otherwise_cued`): a question about a changed fact is usually worded as the
+fact was first written, and a look-alike rarely says it changed anything. A line the observer
 marked as chatter outdates nothing. With `resolution_compare` the top results are also compared by
 the gate's rules (`engine/statements`) — off by default: pairs the gate never compared are mostly
 look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
@@ -37,6 +40,7 @@ from mnemex.engine.retrieval.candidates import Candidate, Candidates
 from mnemex.engine.retrieval.stages.context import ReadContext
 from mnemex.engine.retrieval.stages.diversify import vectors_of
 from mnemex.engine.statements import (
+    ATOM_OF,
     MAYBE_OUTDATED_BY,
     Relation,
     Statement,
@@ -83,8 +87,9 @@ def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrieva
         # no word of change: only when the search found the newer one too (never brought in), the
         # query asks about what it says (a word, not only a name) and not about the older one's own
         # subject; of several, the most alike
-        passing = [new for new in later if new in shown and judge.flagged(old, new)
-                   and asks_in_words(asked, judge.statement(new)) and not judge.asks_for_older(asked, old, new)]
+        passing = [new for new in later if new in shown
+                   and judge.flagged(old, new, judge.said_change(new) >= cfg.resolution_otherwise_cued)
+                   and asks_in_words(asked, judge.statement(new)) and not judge.held_back(asked, old, new)]
         if passing:
             new = max(passing, key=lambda n: judge.sim(old, n))
             outdated[old] = new
@@ -122,28 +127,44 @@ class _Judge:
     def sim(self, a: str, b: str) -> float:
         return float(np.dot(np.asarray(self.vectors[a], dtype=np.float32), np.asarray(self.vectors[b], dtype=np.float32)))
 
-    def asks_for_older(self, asked: Statement, old: str, new: str) -> bool:
+    def held_back(self, asked: Statement, old: str, new: str) -> bool:
+        """The query asks about the older one's own subject, and the newer one does not say it changed
+        anything (`resolution_otherwise_cued`)."""
+        if self.said_change(new) >= self.cfg.resolution_otherwise_cued:
+            return False
         return asks_for_older(asked, self.statement(old), self.statement(new))
 
-    def answers(self, new: str, old: str) -> bool:
+    def said_change(self, key: str) -> float:
+        """The strongest change cue of what was said: the memory's own words, or the whole statement
+        it is an atom of ("Logs go to Loki first; the old hosted service still gets a copy" is kept
+        as two memories, and the first says no change by itself)."""
+        whole = self.cands[key].memory.metadata.get(ATOM_OF)
+        own = self.statement(key).change
+        return max(own, read(whole).change) if isinstance(whole, str) and whole else own
+
+    def answers(self, new: str, old: str, cued: bool = False) -> bool:
         """The newer one answers the query about as well as the older one (a look-alike the query is
         not about scores lower)."""
+        share = self.cfg.resolution_cued_relevance if cued else self.cfg.resolution_relevance
         if self.q is not None:
             q_old = float(np.dot(self.q, np.asarray(self.vectors[old], dtype=np.float32)))
             q_new = float(np.dot(self.q, np.asarray(self.vectors[new], dtype=np.float32)))
-            return q_new >= self.cfg.resolution_relevance * q_old
-        return self.cands[new].relevance >= self.cfg.resolution_relevance * self.cands[old].relevance
+            return q_new >= share * q_old
+        return self.cands[new].relevance >= share * self.cands[old].relevance
 
-    def flagged(self, old: str, new: str) -> str:
+    def flagged(self, old: str, new: str, cued: bool = False) -> str:
         """The write gate flagged `old` as maybe outdated by `new`: still the same thing, for this query?"""
         if new not in self.cands or new not in self.vectors or old not in self.vectors:
             return ""
         if self.cands[new].hit.is_chatter:  # a line of conversation outdates no fact
             return ""
-        if not _newer(self.cands[new], self.cands[old]) or self.sim(old, new) < self.cfg.resolution_floor:
+        # a newer statement that says it changed something, linked when written (at the gate's
+        # `offer_at` cosine or more): the link is the evidence of likeness, not resolution_floor
+        floor = 0.0 if cued else self.cfg.resolution_floor
+        if not _newer(self.cands[new], self.cands[old]) or self.sim(old, new) < floor:
             return ""
         earlier, later = self.statement(old), self.statement(new)
-        if conflict(earlier, later) or tells_other_change(earlier, later) or not self.answers(new, old):
+        if conflict(earlier, later) or tells_other_change(earlier, later) or not self.answers(new, old, cued):
             return ""  # (a flag of an older version of the gate, which did not yet tell the change elsewhere)
         return "flagged when written"
 
