@@ -273,9 +273,20 @@ def test_how_developers_say_a_thing_is_gone_or_swapped_is_a_change_cue():
                         ("Publish status changes to `claims.v2` instead.", "instead")):
         assert label in dict(read(text).cues), text
     assert read("Swapped urfave/cli out for cobra.").left_spans[0][1] == "urfave/cli"
+    assert dict(read("From today shipping-quotes listens on 9330; update your .env files.").cues).get("now") == 0.5
+    assert dict(read("Moved the audit-trail alert routing to #sre-alerts.").cues).get("moved") == 1.0
     assert read("Parties can have no more than six players.").cues == ()
     assert read("The cache refreshes whenever a tariff-changed event arrives.").cues == ()
     assert dict(read("The flag was re-enabled for beta users.").cues).get("re-enabled") == 0.8
+
+
+def test_a_written_name_said_to_be_another_now_is_left_behind():
+    """"Renamed the env var: DATABASE_URL is now ADMIN_CONSOLE_DB_DSN" names the old name as left
+    behind, so it replaces the statement that gave it (it was stored beside it, both current)."""
+    old = read("admin-console reads its database connection string from the DATABASE_URL environment variable.")
+    new = read("Renamed the admin-console database env var: DATABASE_URL is now ADMIN_CONSOLE_DB_DSN.")
+    assert new.left_spans and compare(old, new, 0.73).relation is Relation.REPLACES
+    assert not read("The API is now faster than before.").left_spans  # not a written name
 
 
 def test_a_copy_kept_says_the_main_one_moved_even_with_still():

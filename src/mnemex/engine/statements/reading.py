@@ -134,7 +134,9 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
     (r"\bswitch(?:ed|es|ing)?\b(?! (?:case|statement))", 1.0, "switched"),
     (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
-    (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ )?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
+    # "moved to", "moved X to", "Moved the audit-trail alert routing to #sre-alerts"
+    (r"\bmov(?:e|ed|es|ing)\b (?:(?:the|our|its|their|all) )?(?:[\w`.-]+ ){0,3}?(?:to|from|off|over|away|out|into|onto|back)\b",
+     1.0, "moved"),
     (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
     (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b"
      r"|\b(?:was|were|has been|have been|got|is now|are now) deleted\b|\bdeleted (?:the|our|its|it|them)\b", 0.9, "removed"),
@@ -162,6 +164,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      0.8, "changed"),
     # "now" says a state holds from now on; "checked it just now", "until now", "by now" say when
     (r"\b(?:(?<!\bjust )(?<!\buntil )(?<!\btill )(?<!\bup to )(?<!\bby )now|nowadays|these days|from now on|going forward|"
+     r"(?:from|starting|effective) (?:today|tomorrow|monday|this week|next week|this sprint|next sprint)|"
      r"as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;]{1,50},"
@@ -217,6 +220,9 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
     rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
     rf"\bswap(?:s|ped|ping)? (?:out )?{_ART}{_SPAN} (?:out )?(?:for|with)\b",
+    # a written name said to be another one now: "DATABASE_URL is now ADMIN_CONSOLE_DB_DSN"
+    rf"(?P<old>`[^`]+`|\b[A-Za-z][\w.]*[_./-][\w./-]*[A-Za-z0-9]) (?:is|are) now (?:called |named )?"
+    rf"(?:`[^`]+`|[A-Za-z][\w.]*[_./-][\w./-]*)",
 ))
 #: The phrases that name the thing left behind as an alternative ("from X to", "instead of X", "replaced X
 #: with", "moved off X"); `left_bare` takes their span when no article or "old" refers to it instead.
