@@ -164,7 +164,6 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      0.8, "changed"),
     # "now" says a state holds from now on; "checked it just now", "until now", "by now" say when
     (r"\b(?:(?<!\bjust )(?<!\buntil )(?<!\btill )(?<!\bup to )(?<!\bby )now|nowadays|these days|from now on|going forward|"
-     r"(?:from|starting|effective) (?:today|tomorrow|monday|this week|next week|this sprint|next sprint)|"
      r"as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;]{1,50},"
