@@ -273,7 +273,6 @@ def test_how_developers_say_a_thing_is_gone_or_swapped_is_a_change_cue():
                         ("Publish status changes to `claims.v2` instead.", "instead")):
         assert label in dict(read(text).cues), text
     assert read("Swapped urfave/cli out for cobra.").left_spans[0][1] == "urfave/cli"
-    assert dict(read("Moved the audit-trail alert routing to #sre-alerts.").cues).get("moved") == 1.0
     assert read("Parties can have no more than six players.").cues == ()
     assert read("The cache refreshes whenever a tariff-changed event arrives.").cues == ()
     assert dict(read("The flag was re-enabled for beta users.").cues).get("re-enabled") == 0.8

@@ -134,9 +134,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
     (r"\bswitch(?:ed|es|ing)?\b(?! (?:case|statement))", 1.0, "switched"),
     (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
-    # "moved to", "moved X to", "Moved the audit-trail alert routing to #sre-alerts"
-    (r"\bmov(?:e|ed|es|ing)\b (?:(?:the|our|its|their|all) )?(?:[\w`.-]+ ){0,3}?(?:to|from|off|over|away|out|into|onto|back)\b",
-     1.0, "moved"),
+    (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ )?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
     (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
     (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b"
      r"|\b(?:was|were|has been|have been|got|is now|are now) deleted\b|\bdeleted (?:the|our|its|it|them)\b", 0.9, "removed"),
