@@ -142,13 +142,13 @@ def test_redundancy_sends_dormant_only_what_the_kept_memory_already_says():
     assert "redundant with " + favourite.id in out[0].reason
 
 
-def test_tool_runs_nobody_recalled_for_a_month_go_dormant_knowledge_does_not():
+def test_tool_runs_nobody_recalled_for_a_week_go_dormant_knowledge_does_not():
     from mnemex.config.dream import ForgettingConfig
     from mnemex.engine.lifecycle.forgetting import records
 
     old_run = _memory(MemoryKind.TOOL_EVENT, days=40, n=1)
     recalled = _memory(MemoryKind.TOOL_EVENT, days=40, idle=3, n=2, recalls=1)
-    fresh_run = _memory(MemoryKind.TOOL_EVENT, days=20, n=3)
+    fresh_run = _memory(MemoryKind.TOOL_EVENT, days=5, n=3)
     episode = _memory(MemoryKind.EPISODE, days=40, n=4)
     fact = _memory(MemoryKind.FACT, days=400, n=5)
     pinned = _memory(MemoryKind.TOOL_EVENT, days=40, n=6, pinned=True)
