@@ -117,6 +117,7 @@ class _Judge:
         self.cands, self.cfg, self.vectors = cands, cfg, vectors
         self.q = None if qvec is None else np.asarray(qvec, dtype=np.float32)
         self._read: dict[str, Statement] = {}
+        self._said: dict[str, float] = {}
 
     def statement(self, key: str) -> Statement:
         if key not in self._read:
@@ -138,9 +139,11 @@ class _Judge:
         """The strongest change cue of what was said: the memory's own words, or the whole statement
         it is an atom of ("Logs go to Loki first; the old hosted service still gets a copy" is kept
         as two memories, and the first says no change by itself)."""
-        whole = self.cands[key].memory.metadata.get(ATOM_OF)
-        own = self.statement(key).change
-        return max(own, read(whole).change) if isinstance(whole, str) and whole else own
+        if key not in self._said:
+            whole = self.cands[key].memory.metadata.get(ATOM_OF)
+            own = self.statement(key).change
+            self._said[key] = max(own, read(whole).change) if isinstance(whole, str) and whole else own
+        return self._said[key]
 
     def answers(self, new: str, old: str, cued: bool = False) -> bool:
         """The newer one answers the query about as well as the older one (a look-alike the query is
