@@ -59,6 +59,16 @@ def test_compound_statements_become_atomic_memories(engine):
     assert not any("Postgres" in c and "ArgoCD" in c for c in contents)
 
 
+def test_a_part_that_points_back_stays_with_what_it_points_to(engine):
+    """"ask them before changing its API" alone is a claim about nobody; stored apart, it outranked
+    the owner for "whom should I ask about orders-service changes?"."""
+    out = remember(engine, "Jonas Lindqvist owns orders-service; ask them before changing its API.")
+    assert out.action == WriteAction.CREATED and not out.also
+    remember(engine, "orders-service reads its settings from deploy/orders-service/values-prod.yaml.")
+    top = engine.search("whom should I ask about orders-service changes?", limit=1)[0].memory
+    assert "Jonas Lindqvist" in top.content and "ask them" in top.content
+
+
 def test_plans_are_time_bounded(engine):
     out = remember(engine, "I will migrate the billing service to Python 3.12 next week")
     mem = engine.recall([out.id], touch=False)[0]

@@ -67,6 +67,15 @@ ATOM_CASES = [
     ("See https://x.io/a.b?c=1. Then go", ("See https://x.io/a.b?c=1.", "Then go.")),
     ("- tabs for Go\n- spaces for Python", ("Tabs for Go.", "Spaces for Python.")),
     ('He said "stop; wait. and go" and left', ('He said "stop; wait. and go" and left.',)),
+    # a part that points back with a pronoun is no claim on its own: it stays with what it points to
+    ("Jonas owns orders-service; ask them before changing its API.",
+     ("Jonas owns orders-service; ask them before changing its API.",)),
+    ("The API runs on port 8080. It restarts nightly. Logs go to Loki.",
+     ("The API runs on port 8080. It restarts nightly.", "Logs go to Loki.")),
+    ("We need MinIO on localhost:9000; start it with `make minio`. That is why CI is slow.",
+     ("We need MinIO on localhost:9000; start it with `make minio`. That is why CI is slow.",)),
+    ("The service restarts its workers nightly; logs go to Loki.",  # its own subject: still two claims
+     ("The service restarts its workers nightly.", "Logs go to Loki.")),
 ]
 
 

@@ -133,7 +133,12 @@ def to_third_person(text: str) -> str:
 
 
 # -------------------------------------------------------------- atomisation
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|;\s+")
+_SENTENCE_END = re.compile(r"((?<=[.!?])\s+(?=\S)|;\s+)")  # captured: a part leaning back keeps its separator
+# A part that only makes sense with the one before it: opens on a pronoun ("It listens on 8080"),
+# or names its thing "them" or, right after a verb, "it" ("ask them before changing its API", "run it
+# nightly"). Cut off, it is a claim about nothing: it stays with the part it points back to.
+_LEANS_BACK = re.compile(r"(?i)^(?:it|its|it's|they|they're|their|them|he|she|his|her|this|that|these|those)\b"
+                         r"|\bthem\b|^[a-z]+ it\b")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _AND = re.compile(r",?\s+and\s+")
 _VERBS = frozenset((
@@ -195,7 +200,14 @@ def split_atoms(text: str) -> tuple[str, ...]:
     masked = mask(text)
     atoms: list[str] = []
     for line in masked.text.splitlines():
-        for sentence in _SENTENCE_END.split(_LIST_MARKER.sub("", line)):
-            if sentence.strip():
-                atoms.extend(a for a in (_tidy(part, masked) for part in _split_and(sentence)) if a)
+        pieces = _SENTENCE_END.split(_LIST_MARKER.sub("", line))
+        parts: list[str] = []
+        for sentence, sep in zip(pieces[::2], ["", *pieces[1::2]]):  # sep: what came before the sentence
+            for part in _split_and(sentence) if sentence.strip() else ():
+                if parts and _LEANS_BACK.search(part.strip()):
+                    parts[-1] = f"{parts[-1]}{sep}{part}"
+                else:
+                    parts.append(part)
+                sep = " and "
+        atoms.extend(a for a in (_tidy(part, masked) for part in parts) if a)
     return tuple(atoms) or (text.strip(),)
