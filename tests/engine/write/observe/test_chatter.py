@@ -31,6 +31,7 @@ CHATTER = [
     # a digit inside a name is the name's, not a number
     "reading through i18n-service code to get oriented",
     "Max asked whether the k8s operator is affected",
+    "trying a different approach for the tax-rules-2026 ticket",
     # plans to talk or pair some other time, and the speaker's own branch housekeeping
     "let's pair on the importer later with Dana",
     "can we sync up about the release tomorrow?",

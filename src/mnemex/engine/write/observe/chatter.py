@@ -64,8 +64,9 @@ _HOUSEKEEPING = re.compile(
     r"\bbranch (?:is )?getting (?:long|big|large|stale|old|messy)\b"
     r"|(?:^\W*|,\s*)(?:i'?ll|will|gonna|going to|about to)\s+(?:rebase|squash)\b", _I)
 # a line with any of these may hold knowledge: a number (a digit inside a name that starts with a
-# letter is the name's: i18n-service, k8s, s3, oauth2), inline code, a path, a flag, a dotted name
-_KNOWLEDGE = re.compile(r"\b\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
+# letter is the name's: i18n-service, k8s, s3, oauth2, the tax-rules-2026 ticket), inline code, a
+# path, a flag, a dotted name
+_KNOWLEDGE = re.compile(r"(?<![\w-])\d|`|[/\\=]|(?<!\w)--?\w|\w\.\w|\w_\w|[A-Z]{2,}")
 # what may follow an opener and still say nothing: a remark on "that", a go-ahead, the speaker's next move
 _AFTER_OPENER = re.compile(
     r"^(?:that|it|this|those|go ahead\s*[.!]?$|see you|talk (?:to you )?(?:later|tomorrow)|my (?:bad|mistake)|"
