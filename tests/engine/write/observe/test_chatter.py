@@ -32,6 +32,9 @@ CHATTER = [
     "reading through i18n-service code to get oriented",
     "Max asked whether the k8s operator is affected",
     "trying a different approach for the tax-rules-2026 ticket",
+    # a short hunch said while debugging: a guess, not a claim
+    "I think the test in services/billing/config.py is wrong, not the code",
+    "maybe the retry count is too low",
     # plans to talk or pair some other time, and the speaker's own branch housekeeping
     "let's pair on the importer later with Dana",
     "can we sync up about the release tomorrow?",
@@ -78,6 +81,7 @@ KNOWLEDGE = [
     "let's use Postgres for the importer",  # a decision
     "let's pair-program on reviews every Friday",  # a practice
     "we sync the replicas nightly",
+    "I think we should keep the retry count at 3 because the acquirer throttles bursts above that",  # long: room for a reason
     "let's discuss later: the importer needs a retry queue",  # states something
     "Always rebase feature branches onto main before merging",  # a rule
     "never squash commits that touch migrations",

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from mnemex.config.observer import DEFAULT_OBSERVER, ObserverConfig
+from mnemex.engine.write.observe.chatter import is_hunch
 from mnemex.models import MemoryKind
 
 K = MemoryKind
@@ -118,12 +119,6 @@ CUES: dict[MemoryKind, tuple[Cue, ...]] = {
     ),
 }
 _NUMBERED_LINE = re.compile(r"^\s*(?:step\s*)?\d+[.)]\s+\S", re.IGNORECASE | re.MULTILINE)
-# a hunch: the speaker offers a guess ("I think the test is wrong, not the code", "maybe the port
-# is wrong"). A correction asserts what is true; a hunch is not one, however it is worded after the
-# hedge (corrections are kept for good, a hunch is a moment of a debugging session).
-_HUNCH = re.compile(r"^\W*(?:(?:i|we|user|the team)\s+(?:think|thinks|guess|guesses|suspect|suspects|wonder|wonders|"
-                    r"am not sure|'m not sure|is not sure|feel|feels)\b|maybe\b|perhaps\b|probably\b|possibly\b|"
-                    r"not sure\b|might be\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +134,7 @@ class Classification:
 def classify(text: str, *, entity_count: int = 0, config: ObserverConfig = DEFAULT_OBSERVER) -> Classification:
     """The kind of `text` with a confidence in 0..1 and the cues behind it."""
     fired: dict[MemoryKind, list[Cue]] = {}
-    hunch = bool(_HUNCH.match(text))
+    hunch = is_hunch(text)  # a guess asserts nothing: not a correction, however it is worded after the hedge
     for kind in KIND_ORDER:
         if kind is K.CORRECTION and hunch:
             continue
