@@ -2,14 +2,15 @@
 ("ok, thanks", "sounds good, go ahead"), a greeting or a sign-off, who is out or asked what, or
 the speaker narrating what they are doing right now ("let me check the logs first", "reading
 through the billing code to get oriented", "looks flaky, re-running"), a request to do the last
-thing again ("can you re-run that?"), a slip owned ("sorry, typo"), a short hunch ("I think the test in X is wrong, not the code"), a proposal to talk or pair some other time ("let's pair
-on the importer later with Dana"), or the speaker's own branch housekeeping ("the retry branch is
-getting long, will rebase").
+thing again ("can you re-run that?"), a slip owned ("sorry, typo"), a short hunch ("I think the
+test in X is wrong, not the code"), a proposal to talk or pair some other time ("let's pair on the
+importer later with Dana"), or the speaker's own branch housekeeping ("the retry branch is getting
+long, will rebase").
 
 Stored like any statement (nothing is dropped), they are flagged: their importance is lowered as
 other noise's is, and the lifecycle treats them as records of a moment — never rehearsed, never
-promoted, dormant once nobody recalled them for a week (`forgetting.record_kinds`, `record_idle_days`). Left alone,
-a year of them is strengthened by repetition like knowledge, and pushes decisions out of the top
+promoted, dormant once nobody recalled them for a week (`forgetting.record_kinds`,
+`record_idle_days`). Left alone, a year of them is strengthened by repetition like knowledge, and pushes decisions out of the top
 results (`benchmarks/lifecycle_year.py`).
 
 The rules keep a line that may hold knowledge: a number, a path, a flag, a version, an
@@ -102,7 +103,7 @@ _NOTHING = re.compile(r"^(?:nothing (?:to (?:change|do|fix)|changed|found|there|
 # a hunch: the speaker offers a guess ("I think the test in X is wrong, not the code", "maybe the
 # port is wrong"). It asserts nothing yet: a moment of a debugging session, like the narration
 _HUNCH = re.compile(r"^\W*(?:(?:i|we|user|the team)\s+(?:think|thinks|guess|guesses|suspect|suspects|wonder|wonders|"
-                    r"am not sure|'m not sure|is not sure|feel|feels)\b|maybe\b|perhaps\b|probably\b|possibly\b|"
+                    r"am not sure|is not sure|feel|feels)\b|maybe\b|perhaps\b|probably\b|possibly\b|"
                     r"not sure\b|might be\b)", _I)
 
 
