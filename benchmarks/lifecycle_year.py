@@ -22,7 +22,9 @@ useful). At each checkpoint (month ends; quarter ends with --quick) it reports:
   but timed (`between` in the row), as the daemon's daily dream would: one dream a month does
   at most `dream.max_changes` changes, fewer than a month of writes.
   Its time, and the latency of a search running concurrently in a loop (max and p50), against the
-  same loop run alone just before.
+  same loop run alone just before (at least once over every question); and the longest wait the
+  step added to one call: the call's latency less the same query's median latency alone
+  (`added_max_ms`, "longest wait added"), the time a tool call was held up by the lifecycle.
 
 The engine is the factory's (`build_engine`, default settings) with its clock replaced by the
 replay's. Embeddings are cached on disk keyed by GENERATOR_VERSION and the model (`--cache-dir`,
@@ -245,25 +247,34 @@ def _why_missed(engine: Any, q: Question, replay: Replay) -> str:
 
 
 class Searcher:
-    """Searches in a loop on its own thread and keeps each call's latency (the 'pause' a tool sees)."""
+    """Searches in a loop on its own thread and keeps each call's latency (the 'pause' a tool sees),
+    with the index of the query it ran."""
 
     def __init__(self, engine: Any, queries: list[str], t: datetime):
         self.engine, self.queries, self.t = engine, queries or ["what port"], t
-        self.latencies: list[float] = []
+        self.calls: list[tuple[int, float]] = []
         self.errors: list[str] = []
+        self.passed = threading.Event()  # every query ran at least once
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def latencies(self) -> list[float]:
+        return [lat for _, lat in self.calls]
 
     def _run(self) -> None:
         i = 0
         while not self._stop.is_set():
+            q = i % len(self.queries)
             start = time.perf_counter()
             try:
-                self.engine.search(self.queries[i % len(self.queries)], limit=5, now=self.t)
+                self.engine.search(self.queries[q], limit=5, now=self.t)
             except Exception as exc:  # a search that fails while the lifecycle runs is a finding, not a crash
                 self.errors.append(f"{type(exc).__name__}: {exc}")
-            self.latencies.append(time.perf_counter() - start)
+            self.calls.append((q, time.perf_counter() - start))
             i += 1
+            if i >= len(self.queries):
+                self.passed.set()
 
     def __enter__(self) -> Self:
         self._thread.start()
@@ -273,16 +284,33 @@ class Searcher:
         self._stop.set()
         self._thread.join()
 
-    def summary(self) -> dict[str, float]:
+    def per_query(self) -> dict[int, float]:
+        """Each query's median latency in this loop."""
+        by: dict[int, list[float]] = {}
+        for q, lat in self.calls:
+            by.setdefault(q, []).append(lat)
+        return {q: statistics.median(v) for q, v in by.items()}
+
+    def summary(self, alone: "Searcher | None" = None) -> dict[str, float]:
+        """Latency max and p50; with `alone` (the same loop run alone before), also the longest wait the
+        run added to a call: its latency less the same query's latency alone (`added_max_ms`)."""
         lat = self.latencies or [0.0]
-        return {"searches": len(self.latencies), "max_ms": 1000 * max(lat), "p50_ms": 1000 * statistics.median(lat),
-                "errors": len(self.errors), **({"first_error": self.errors[0]} if self.errors else {})}
+        out = {"searches": len(self.calls), "max_ms": 1000 * max(lat), "p50_ms": 1000 * statistics.median(lat),
+               "errors": len(self.errors), **({"first_error": self.errors[0]} if self.errors else {})}
+        if alone is not None:
+            base = alone.per_query()
+            added = [lat - base[q] for q, lat in self.calls if q in base]
+            if added:
+                out["added_max_ms"] = 1000 * max(added)
+        return out
 
 
 def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alone_s: float = 1.0) -> dict[str, Any]:
-    """Run the mode's lifecycle at `t` with a concurrent search loop; the same loop alone first."""
+    """Run the mode's lifecycle at `t` with a concurrent search loop; the same loop alone first, for
+    `alone_s` seconds and at least once over every query (each one's own time alone)."""
     with Searcher(engine, queries, t) as alone:
         time.sleep(alone_s)
+        alone.passed.wait()
     out: dict[str, Any] = {"alone": alone.summary()}
     if mode == "none":
         return out
@@ -301,7 +329,7 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alon
         out["sweep_report"] = repr(engine.sweep())
         out["sweep_s"] = time.perf_counter() - swept
         out["cycle_s"] = time.perf_counter() - start
-    out["during"] = during.summary()
+    out["during"] = during.summary(alone)
     return out
 
 
@@ -473,8 +501,10 @@ def row_line(row: dict[str, Any]) -> str:
     b, a = row["before"], row.get("after", row["before"])
     qb, qa = row["ask_before"], row.get("ask_after", row["ask_before"])
     step = row["step"]
+    added = step.get("during", {}).get("added_max_ms")
     cyc = (f"cycle {step['cycle_s']:.2f} s, search max {step['during']['max_ms']:.0f} ms "
-           f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f})"
+           f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f}"
+           + (f"; longest wait added {added:.0f})" if added is not None else ")")
            if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
     if "dream_s" in step:
