@@ -175,3 +175,54 @@ def test_sorting_in_slices_gives_the_order_sorted_gives_ties_included():
     assert sorted_in_slices(iter(["b", "a", "c"])) == ["a", "b", "c"]
     assert sorted_in_slices([], key=len) == []
 
+
+
+def test_paced_checks_every_pace_items_and_entity_sessions_steps_aside_in_both_passes():
+    from mnemex.engine.lifecycle.keeper import entity_sessions
+    from mnemex.engine.lifecycle.quiet import PACE_EVERY
+    from mnemex.models import Memory
+
+    class Counting(Foreground):
+        def __init__(self) -> None:
+            super().__init__()
+            self.checks = 0
+
+        def checkpoint(self) -> None:
+            self.checks += 1
+
+    fg = Counting()
+    assert list(fg.paced(range(10 * PACE_EVERY))) == list(range(10 * PACE_EVERY))
+    assert fg.checks == 10
+    now = utcnow()
+    memories = [Memory(id=f"m{i}", content=f"note {i} about billing-api", entities=["billing-api"],
+                       created_at=now, recorded_at=now) for i in range(4 * PACE_EVERY)]
+    fg.checks = 0
+    paced_out = entity_sessions(memories, fg.paced)
+    assert fg.checks == 8  # each of the two passes over the memories checks in
+    assert paced_out == entity_sessions(memories)  # and finds the same counts as unpaced
+
+
+def test_a_dream_steps_aside_inside_its_forgetting_rules(engine):
+    """Each forgetting rule reads every memory in Python: the dream checks for a client's call
+    within them, not only between store calls."""
+    for i in range(3 * 64):
+        import_aged(engine, f"Ran `make build-{i % 7}` -> exit 0 in the worker container", project="/work/proj",
+                    kind=MemoryKind.TOOL_EVENT, days=40)
+    checks: list[str] = []
+    checkpoint = engine.dreamer.foreground.checkpoint
+
+    def counted() -> None:
+        caller = sys._getframe(1)  # a loop's pacing, not a store call or a batch of changes
+        frame = caller
+        while frame is not None and frame.f_code.co_name != "_forget":
+            frame = frame.f_back
+        if frame is not None and caller.f_code.co_name == "paced":
+            checks.append(frame.f_code.co_name)
+        checkpoint()
+
+    engine.dreamer.foreground.checkpoint = counted
+    try:
+        engine.dream(now=utcnow())
+    finally:
+        del engine.dreamer.foreground.checkpoint
+    assert len(checks) >= 4  # records, run groups, utility floor (and foresight) each check in

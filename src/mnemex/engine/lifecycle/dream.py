@@ -34,6 +34,7 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt, is_record
+from mnemex.engine.lifecycle import quiet
 from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
 from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
@@ -220,7 +221,7 @@ class Dreamer:
         offset: str | None = None
         flt = MemoryFilter(validity=ValidityMode.TIMELINE)
         while True:
-            hits, offset = self._store.scroll(flt, limit=256, offset=offset)
+            hits, offset = self._store.scroll(flt, limit=quiet.PAGE, offset=offset)
             out += [h.memory for h in hits if h.memory.status == MemoryStatus.ACTIVE]
             if offset is None:
                 return out
@@ -479,12 +480,13 @@ class Dreamer:
 
         if rules.contradictions and self._journal is not None:
             add(forgetting.contradiction(self._journal.edges("contradicts"), current))
+        paced = self.foreground.paced  # each rule reads every memory: step aside for a client's call
         if rules.foresight:
-            add(forgetting.foresight(active, now))
-        add(forgetting.records(assessed.values(), self.config))
-        runs_seen = forgetting.run_groups(assessed.values())
+            add(forgetting.foresight(paced(active), now))
+        add(forgetting.records(paced(assessed.values()), self.config))
+        runs_seen = forgetting.run_groups(paced(assessed.values()))
         add(forgetting.repeats(runs_seen, self.config))
-        add(forgetting.utility_floor(assessed.values(), self.config))
+        add(forgetting.utility_floor(paced(assessed.values()), self.config))
         add(forgetting.redundancy(redundant, assessed))
         live = [(m, s) for m, s in assessed.values() if m.id not in self._merged]
         add(forgetting.capacity(live, self.config, leaving=set(chosen)))

@@ -11,10 +11,11 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle import policy
+from mnemex.engine.lifecycle import quiet
 from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
 from mnemex.engine.lifecycle.strength import Strength, assess, judged, recalled
 from mnemex.engine.write.path import WritePath
@@ -154,7 +155,7 @@ class LifecycleKeeper:
         members: dict[str, list[tuple[Memory, Strength]]] = defaultdict(list)
         offset: str | None = None
         while True:
-            hits, offset = self._store.scroll(MemoryFilter(), limit=256, offset=offset)
+            hits, offset = self._store.scroll(MemoryFilter(), limit=quiet.PAGE, offset=offset)
             for hit in hits:
                 memory = hit.memory
                 members[memory.lifecycle.tier or self.config.entry].append((memory, assess(memory, now, self.config)))
@@ -165,8 +166,8 @@ class LifecycleKeeper:
         """The policy's moves (promotions first, then demotions), then each capped tier's weakest
         beyond what stays in it and what the moves bring."""
         memories = [m for group in members.values() for m, _ in group]
-        sessions = entity_sessions(memories)
-        moves = [move for m in memories
+        sessions = entity_sessions(memories, self._foreground.paced)
+        moves = [move for m in self._foreground.paced(memories)
                  if (move := policy.decide(m, now, self.config, entity_sessions=sessions.get(m.id, 0))) is not None]
         moves.sort(key=lambda m: m.direction != "promote")
         moving = {m.memory_id for m in moves}
@@ -198,18 +199,20 @@ class LifecycleKeeper:
         return hits[0].memory if hits else memory
 
 
-def entity_sessions(memories: Sequence[Memory]) -> dict[str, int]:
+def entity_sessions(memories: Sequence[Memory],
+                    paced: Callable[[Iterable[Memory]], Iterable[Memory]] = iter) -> dict[str, int]:
     """Per memory: how many memories of other sessions share one of its entities (the most for
-    any one entity). A memory without a session counts as its own session. Linear in the entities."""
+    any one entity). A memory without a session counts as its own session. Linear in the entities.
+    `paced` wraps each pass (`Foreground.paced`: the sweep steps aside for a client's call)."""
     total: dict[str, int] = defaultdict(int)
     per_session: dict[tuple[str, str], int] = defaultdict(int)
-    for m in memories:
+    for m in paced(memories):
         session = m.provenance.session_id or m.id
         for entity in {e.lower() for e in m.entities}:
             total[entity] += 1
             per_session[(entity, session)] += 1
     out: dict[str, int] = {}
-    for m in memories:
+    for m in paced(memories):
         session = m.provenance.session_id or m.id
         best = max((total[e] - per_session[(e, session)] for e in {e.lower() for e in m.entities}), default=0)
         if best:

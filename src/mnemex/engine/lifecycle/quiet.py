@@ -28,6 +28,15 @@ T = TypeVar("T")
 #: one: with 5 ms, searches during a dream over 10,000 memories took up to 455 ms; with 0.5 ms,
 #: 96-136 ms (a dream beside a search loop, as `benchmarks/scale.py`'s `dream_during_search`).
 SWITCH_INTERVAL = 0.0005
+#: A long loop of a lifecycle run checks for a client's call every this many items (`Foreground.paced`),
+#: and reads the store this many memories a page (one store call, so one checkpoint, per page). A
+#: loop between two checks runs beside the call that began meanwhile, and both share the GIL: with
+#: 256 and 256, searches beside a dream and a sweep over the year store at May (8,220 memories, a
+#: search loop with no gap) waited up to 82-99 ms longer than alone; with 32 and 64, up to 58-61 ms,
+#: and the dream took 26 s instead of 24 while the loop ran (`benchmarks/RESULTS.md`). Alone (no
+#: call) a check costs one dict lookup.
+PACE_EVERY = 32
+PAGE = 64
 
 _lock = threading.Lock()
 _holders = 0
@@ -115,9 +124,10 @@ class Foreground:
             if not self._cond.wait_for(lambda: not self.busy(), timeout=self.most):
                 self._granted_until = time.monotonic() + self.grant
 
-    def paced(self, items: Iterable[T], every: int = 256) -> Iterator[T]:
+    def paced(self, items: Iterable[T], every: int | None = None) -> Iterator[T]:
         """`items`, with a `checkpoint` every `every` of them: a long loop in Python otherwise
-        shares the GIL with a search for its whole length."""
+        shares the GIL with a search for its whole length (`every`: `PACE_EVERY` by default)."""
+        every = every or PACE_EVERY
         for i, item in enumerate(items):
             if i % every == 0:
                 self.checkpoint()
