@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import json
 import random
+import statistics
 import tempfile
 import time
 import uuid
@@ -152,37 +153,47 @@ def dream_pause(n: int = 3000) -> None:
             engine.upkeep.optimize()
             queries = [f"which port does service svc{i - i % 9} use?" for i in range(0, n, 3)]
 
-            def searches(stop: threading.Event, times: list[float]) -> None:
+            def searches(stop: threading.Event, times: list[float], asked: list[int]) -> None:
                 i = 0
                 while not stop.is_set():
                     t = time.perf_counter()
                     engine.search(queries[i % len(queries)], limit=10)
                     times.append(time.perf_counter() - t)
+                    asked.append(i % len(queries))
                     i += 1
 
             baseline: list[float] = []
+            base_q: list[int] = []
             stop = threading.Event()
-            worker = threading.Thread(target=searches, args=(stop, baseline))
+            worker = threading.Thread(target=searches, args=(stop, baseline, base_q))
             worker.start()
             time.sleep(5)
             stop.set()
             worker.join()
             during: list[float] = []
+            during_q: list[int] = []
             stop = threading.Event()
-            worker = threading.Thread(target=searches, args=(stop, during))
+            worker = threading.Thread(target=searches, args=(stop, during, during_q))
             worker.start()
             report = engine.dream(now=now, limit=100_000)
             stop.set()
             worker.join()
         finally:
             engine.close()
+    # the wait the dream added to a call: its latency less the same query's latency alone (the
+    # queries the loop alone reached)
+    alone_of: dict[int, list[float]] = {}
+    for q, lat in zip(base_q, baseline):
+        alone_of.setdefault(q, []).append(lat)
+    added = [lat - statistics.median(alone_of[q]) for q, lat in zip(during_q, during) if q in alone_of]
     baseline.sort()
     during.sort()
     print(f"{n} memories: dream {report.elapsed_seconds:.1f} s ({report.compared} compared, {report.themes} themes, "
           f"{report.merged} merged, dormant {report.forgotten}, {report.rehearsed} rehearsed)")
     print(f"search alone: p50 {1000 * baseline[len(baseline) // 2]:.1f} ms, max {1000 * baseline[-1]:.1f} ms "
           f"({len(baseline)} searches); during the dream: p50 {1000 * during[len(during) // 2]:.1f} ms, "
-          f"max {1000 * during[-1]:.1f} ms ({len(during)} searches)")
+          f"max {1000 * during[-1]:.1f} ms ({len(during)} searches); longest wait added to a call "
+          f"{1000 * max(added, default=0.0):.1f} ms (over the {len(added)} calls whose query also ran alone)")
 
 
 def main(argv: list[str] | None = None) -> int:
