@@ -24,7 +24,8 @@ useful). At each checkpoint (month ends; quarter ends with --quick) it reports:
   Its time, and the latency of a search running concurrently in a loop (max and p50), against the
   same loop run alone just before (at least once over every question); and the longest wait the
   step added to one call: the call's latency less the same query's median latency alone
-  (`added_max_ms`, "longest wait added"), the time a tool call was held up by the lifecycle.
+  (`added_max_ms`, "longest wait added"), the time a tool call was held up by the lifecycle; and
+  how long each store flush in the step took (`flush_ms`: Qdrant Edge holds the GIL for a flush).
 
 The engine is the factory's (`build_engine`, default settings) with its clock replaced by the
 replay's. Embeddings are cached on disk keyed by GENERATOR_VERSION and the model (`--cache-dir`,
@@ -305,6 +306,30 @@ class Searcher:
         return out
 
 
+class FlushWatch:
+    """Times each flush of an Edge store while it is on (Qdrant Edge holds the GIL for a flush, so a
+    search that meets one waits for all of it); a store without `_flush` gives an empty list."""
+
+    def __init__(self, engine: Any):
+        self.store, self.ms = getattr(engine, "store", None), []
+
+    def __enter__(self) -> Self:
+        flush = getattr(self.store, "_flush", None)
+        if callable(flush):
+            def timed() -> None:
+                start = time.perf_counter()
+                try:
+                    flush()
+                finally:
+                    self.ms.append(1000 * (time.perf_counter() - start))
+            self.store._flush = timed
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if "_flush" in getattr(self.store, "__dict__", {}):
+            del self.store._flush
+
+
 def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alone_s: float = 1.0) -> dict[str, Any]:
     """Run the mode's lifecycle at `t` with a concurrent search loop; the same loop alone first, for
     `alone_s` seconds and at least once over every query (each one's own time alone)."""
@@ -317,7 +342,7 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alon
     dream = getattr(engine, "dream", None) if mode == "dream" else None
     if mode == "dream" and dream is None:
         out["dream"] = "not available"
-    with Searcher(engine, queries, t) as during:
+    with Searcher(engine, queries, t) as during, FlushWatch(engine) as flushes:
         start = time.perf_counter()
         if dream is not None:
             try:
@@ -330,6 +355,7 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alon
         out["sweep_s"] = time.perf_counter() - swept
         out["cycle_s"] = time.perf_counter() - start
     out["during"] = during.summary(alone)
+    out["flush_ms"] = [round(ms, 1) for ms in flushes.ms]
     return out
 
 
@@ -504,7 +530,8 @@ def row_line(row: dict[str, Any]) -> str:
     added = step.get("during", {}).get("added_max_ms")
     cyc = (f"cycle {step['cycle_s']:.2f} s, search max {step['during']['max_ms']:.0f} ms "
            f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f}"
-           + (f"; longest wait added {added:.0f})" if added is not None else ")")
+           + (f"; longest wait added {added:.0f}" if added is not None else "")
+           + (f"; store flushes {', '.join(f'{ms:.0f}' for ms in step['flush_ms'])} ms)" if step.get("flush_ms") else ")")
            if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
     if "dream_s" in step:
