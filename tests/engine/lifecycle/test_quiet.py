@@ -176,7 +176,6 @@ def test_sorting_in_slices_gives_the_order_sorted_gives_ties_included():
     assert sorted_in_slices([], key=len) == []
 
 
-
 def test_paced_checks_every_pace_items_and_entity_sessions_steps_aside_in_both_passes():
     from mnemex.engine.lifecycle.keeper import entity_sessions
     from mnemex.engine.lifecycle.quiet import PACE_EVERY

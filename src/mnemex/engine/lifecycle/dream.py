@@ -34,8 +34,7 @@ from mnemex.engine.lifecycle.arousal import arousal
 from mnemex.engine.lifecycle.coactivation import CoActivations, strengthened
 from mnemex.engine.lifecycle.hot import HotTier
 from mnemex.engine.lifecycle.policy import exempt, is_record
-from mnemex.engine.lifecycle import quiet
-from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
+from mnemex.engine.lifecycle.quiet import PAGE, Foreground, Yielding, background_run, release
 from mnemex.engine.lifecycle.slices import sorted_in_slices
 from mnemex.engine.lifecycle.strength import Strength, as_utc, assess
 from mnemex.engine.lifecycle.summarizer import Summarizer
@@ -221,7 +220,7 @@ class Dreamer:
         offset: str | None = None
         flt = MemoryFilter(validity=ValidityMode.TIMELINE)
         while True:
-            hits, offset = self._store.scroll(flt, limit=quiet.PAGE, offset=offset)
+            hits, offset = self._store.scroll(flt, limit=PAGE, offset=offset)
             out += [h.memory for h in hits if h.memory.status == MemoryStatus.ACTIVE]
             if offset is None:
                 return out

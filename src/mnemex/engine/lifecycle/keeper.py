@@ -15,8 +15,7 @@ from typing import Callable, Iterable, Sequence
 
 from mnemex.config.lifecycle import LifecycleConfig
 from mnemex.engine.lifecycle import policy
-from mnemex.engine.lifecycle import quiet
-from mnemex.engine.lifecycle.quiet import Foreground, Yielding, background_run, release
+from mnemex.engine.lifecycle.quiet import PAGE, Foreground, Yielding, background_run, release
 from mnemex.engine.lifecycle.strength import Strength, assess, judged, recalled
 from mnemex.engine.write.path import WritePath
 from mnemex.models import Lifecycle, Memory, MemoryFilter, Provenance
@@ -155,7 +154,7 @@ class LifecycleKeeper:
         members: dict[str, list[tuple[Memory, Strength]]] = defaultdict(list)
         offset: str | None = None
         while True:
-            hits, offset = self._store.scroll(MemoryFilter(), limit=quiet.PAGE, offset=offset)
+            hits, offset = self._store.scroll(MemoryFilter(), limit=PAGE, offset=offset)
             for hit in hits:
                 memory = hit.memory
                 members[memory.lifecycle.tier or self.config.entry].append((memory, assess(memory, now, self.config)))

@@ -32,9 +32,9 @@ SWITCH_INTERVAL = 0.0005
 #: and reads the store this many memories a page (one store call, so one checkpoint, per page). A
 #: loop between two checks runs beside the call that began meanwhile, and both share the GIL: with
 #: 256 and 256, searches beside a dream and a sweep over the year store at May (8,220 memories, a
-#: search loop with no gap) waited up to 82-99 ms longer than alone; with 32 and 64, up to 58-61 ms,
-#: and the dream took 26 s instead of 24 while the loop ran (`benchmarks/RESULTS.md`). Alone (no
-#: call) a check costs one dict lookup.
+#: search loop with no gap) waited up to 82-99 ms longer than alone; with 32 and 64, up to 60 ms, and
+#: 44 ms once the forgetting rules and the sweep's plan were paced too; the dream took 26-29 s instead
+#: of 24 while the loop ran (`benchmarks/RESULTS.md`). Alone (no call) a check costs one dict lookup.
 PACE_EVERY = 32
 PAGE = 64
 
