@@ -151,6 +151,7 @@ def dream_pause(n: int = 3000) -> None:
                                        created_at=now - age, valid_from=now - age, valid_until=until))
             engine.import_memories(memories)
             engine.upkeep.optimize()
+            engine.upkeep.flush_pending()  # as the daemon does when no call comes, before it dreams
             queries = [f"which port does service svc{i - i % 9} use?" for i in range(0, n, 3)]
 
             def searches(stop: threading.Event, times: list[float], asked: list[int]) -> None:

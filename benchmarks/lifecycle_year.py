@@ -25,7 +25,12 @@ useful). At each checkpoint (month ends; quarter ends with --quick) it reports:
   same loop run alone just before (at least once over every question); and the longest wait the
   step added to one call: the call's latency less the same query's median latency alone
   (`added_max_ms`, "longest wait added"), the time a tool call was held up by the lifecycle; and
-  how long each store flush in the step took (`flush_ms`: Qdrant Edge holds the GIL for a flush).
+  how long each store flush in the step took (`flush_ms`: Qdrant Edge holds the GIL for a flush)
+  and how many points it wrote (`written`). Before the step the points written since the last
+  flush are flushed with no call in flight (`idle_flush`, timed apart), as the daemon does after
+  `daemon.IDLE_FLUSH_SECONDS` without a call (it starts a dream or sweep only after
+  `IDLE_OPTIMIZE_SECONDS` without one); without it a replayed month left 0-999 points unflushed and the
+  step's own writes crossed `edge.FLUSH_EVERY` at some checkpoints only.
 
 The engine is the factory's (`build_engine`, default settings) with its clock replaced by the
 replay's. Embeddings are cached on disk keyed by GENERATOR_VERSION and the model (`--cache-dir`,
@@ -311,12 +316,15 @@ class FlushWatch:
     search that meets one waits for all of it); a store without `_flush` gives an empty list."""
 
     def __init__(self, engine: Any):
-        self.store, self.ms = getattr(engine, "store", None), []
+        self.store, self.ms, self.written = getattr(engine, "store", None), [], 0
 
     def __enter__(self) -> Self:
         flush = getattr(self.store, "_flush", None)
         if callable(flush):
+            self.written = -getattr(self.store, "unflushed", 0)
+
             def timed() -> None:
+                self.written += getattr(self.store, "unflushed", 0)
                 start = time.perf_counter()
                 try:
                     flush()
@@ -328,6 +336,7 @@ class FlushWatch:
     def __exit__(self, *exc: object) -> None:
         if "_flush" in getattr(self.store, "__dict__", {}):
             del self.store._flush
+            self.written += getattr(self.store, "unflushed", 0)
 
 
 def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alone_s: float = 1.0) -> dict[str, Any]:
@@ -342,6 +351,10 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alon
     dream = getattr(engine, "dream", None) if mode == "dream" else None
     if mode == "dream" and dream is None:
         out["dream"] = "not available"
+    start = time.perf_counter()
+    flush = getattr(getattr(engine, "upkeep", None), "flush_pending", None)
+    points = flush() if flush is not None else 0  # what the daemon does first when no call comes (module doc)
+    out["idle_flush"] = {"points": points, "ms": round(1000 * (time.perf_counter() - start), 1) if points else 0.0}
     with Searcher(engine, queries, t) as during, FlushWatch(engine) as flushes:
         start = time.perf_counter()
         if dream is not None:
@@ -356,6 +369,7 @@ def lifecycle_step(engine: Any, mode: str, t: datetime, queries: list[str], alon
         out["cycle_s"] = time.perf_counter() - start
     out["during"] = during.summary(alone)
     out["flush_ms"] = [round(ms, 1) for ms in flushes.ms]
+    out["written"] = flushes.written
     return out
 
 
@@ -528,11 +542,17 @@ def row_line(row: dict[str, Any]) -> str:
     qb, qa = row["ask_before"], row.get("ask_after", row["ask_before"])
     step = row["step"]
     added = step.get("during", {}).get("added_max_ms")
-    cyc = (f"cycle {step['cycle_s']:.2f} s, search max {step['during']['max_ms']:.0f} ms "
-           f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f}"
-           + (f"; longest wait added {added:.0f}" if added is not None else "")
-           + (f"; store flushes {', '.join(f'{ms:.0f}' for ms in step['flush_ms'])} ms)" if step.get("flush_ms") else ")")
-           if "cycle_s" in step else f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)")
+    if "cycle_s" in step:
+        idle = step.get("idle_flush", {})
+        cyc = (f"cycle {step['cycle_s']:.2f} s, search max {step['during']['max_ms']:.0f} ms "
+               f"(p50 {step['during']['p50_ms']:.0f}; alone max {step['alone']['max_ms']:.0f}"
+               + (f"; longest wait added {added:.0f}" if added is not None else "")
+               + (f"; store flushes {', '.join(f'{ms:.0f}' for ms in step['flush_ms'])} ms" if step.get("flush_ms") else "")
+               + (f"; {step['written']} points written" if "written" in step else "")
+               + (f"; idle flush before: {idle['points']} points, {idle['ms']:.0f} ms" if idle.get("points") else "")
+               + ")")
+    else:
+        cyc = f"no lifecycle (search alone max {step['alone']['max_ms']:.0f} ms)"
     extra = " [dream: not available]" if step.get("dream") == "not available" else ""
     if "dream_s" in step:
         extra += f" [dream {step['dream_s']:.2f} s{', ' + step['dream_error'] if 'dream_error' in step else ''}]"

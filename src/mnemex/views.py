@@ -107,6 +107,8 @@ class StatsResult(BaseModel):
     embedding_dim: int
     model_loaded: bool
     writes_since_optimize: int
+    writes_unflushed: int = Field(0, description=(
+        "Points written since the embedded store last flushed; the daemon flushes them after a second without a call."))
     vocabulary_words: int = 0
     vocabulary_complete: bool = True
     project: str | None = Field(None, description="The caller's project, whose tool use is shown.")

@@ -100,6 +100,37 @@ def test_the_lifecycle_step_says_when_dream_is_missing_and_survives_a_failing_dr
                                               "ask_before": ASKED, "step": out})
 
 
+def test_the_lifecycle_step_starts_from_a_flushed_store_and_counts_what_it_writes(tmp_path) -> None:
+    """As the daemon flushes when no call comes before it dreams, the step flushes what the replay
+    left unflushed before its timed part (reported apart), and reports the points the run wrote."""
+    from mnemex.store.edge import EdgeStore
+    from tests.store.test_store import axis, point, sparse
+
+    store = EdgeStore(tmp_path / "shard", dim=8)
+    calls = []
+
+    class Upkeep:
+        def flush_pending(self):
+            calls.append(("flush", store.unflushed))
+            return store.flush_pending()
+
+    def dream(*, now):
+        calls.append(("dream", store.unflushed))
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (3, 4, 5)])
+
+    engine = FakeEngine(dream=dream)
+    engine.upkeep, engine.store = Upkeep(), store
+    try:
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (1, 2)])
+        out = lifecycle_step(engine, "dream", T0, ["q"], alone_s=0.01)
+    finally:
+        store.close()
+    assert calls == [("flush", 2), ("dream", 0)]
+    assert out["idle_flush"]["points"] == 2 and out["written"] == 3 and out["flush_ms"] == []
+    line = row_line({"at": "2026-03-31", "memorized": 1, "before": COUNTS, "ask_before": ASKED, "step": out})
+    assert "3 points written" in line and "idle flush before: 2 points" in line
+
+
 COUNTS = {"store": 1, "valid": 1, "active": 1, "active_holds": {"stale": 0, "noise": 0, "tool": 0}}
 ASKED = {"questions": 1, "recall5": 1.0, "stale5": 0.0, "noise5": 0.0}
 

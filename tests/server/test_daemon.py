@@ -274,6 +274,28 @@ def test_killed_daemon_is_replaced_and_memories_persist(daemons) -> None:
         daemon_client.call_tool(daemons, "recall_memory", {"ids": ["no-such-id"]})
 
 
+@pytest.mark.slow
+def test_the_daemon_flushes_what_was_written_once_no_call_comes(daemons) -> None:
+    """The flush (Qdrant Edge holds the GIL for it) is done between calls, not in the write that
+    crosses `FLUSH_EVERY` nor inside a dream beside calls: written points are flushed after
+    `IDLE_FLUSH_SECONDS` without a call, and the store holds them after a kill."""
+    remembered = daemon_client.call_tool(daemons, "memorize", {
+        "content": "The ledger service rounds half-even before it converts currencies."}, project="/work/proj")
+    assert remembered["action"] == "created"
+
+    def unflushed() -> int:
+        time.sleep(1.5)  # no call for longer than IDLE_FLUSH_SECONDS
+        return daemon_client.call_tool(daemons, "memory_stats", {})["writes_unflushed"]
+
+    assert wait_until(lambda: unflushed() == 0, 30)
+    files = RunFiles.for_settings(daemons)
+    first = files.read_pid()
+    os.kill(first, signal.SIGKILL)
+    assert wait_until(lambda: gone(first), 10)
+    hits = daemon_client.call_tool(daemons, "search_memory", {"query": "ledger rounding"}, project="/work/proj")
+    assert remembered["id"] in [h["id"] for h in hits["results"]]
+
+
 def relay_process(env: dict[str, str]):
     """A `mnemex serve` relay process and `ask(msg)`: send one JSON-RPC line, read one back."""
     proc = subprocess.Popen([sys.executable, "-m", "mnemex.server.relay"], stdin=subprocess.PIPE,

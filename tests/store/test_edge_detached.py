@@ -310,6 +310,29 @@ class CountingShard:
         return getattr(self._shard, name)
 
 
+def test_pending_writes_flush_on_demand_and_the_bound_counts_from_there(tmp_path, monkeypatch):
+    """`flush_pending` (the daemon's idle flush) flushes what was written, once; nothing to flush
+    is no flush; the bound counts again from it."""
+    monkeypatch.setattr(edge_module, "FLUSH_EVERY", 3)
+    store = EdgeStore(tmp_path / "shard", dim=8)
+    try:
+        store._shard = counting = CountingShard(store._shard)
+        assert (store.unflushed, store.flush_pending(), counting.flushes) == (0, 0, 0)
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (1, 2)])
+        assert store.unflushed == 2
+        assert store.flush_pending() == 2 and counting.flushes == 1 and store.unflushed == 0
+        assert store.flush_pending() == 0 and counting.flushes == 1
+        store.upsert([point(n, axis(1.0, n / 10), sparse(t1=1.0)) for n in (3, 4)])
+        assert counting.flushes == 1  # 2 since the flush: under the bound
+        store.upsert([point(5, axis(1.0, 0.5), sparse(t1=1.0))])
+        assert counting.flushes == 2 and store.unflushed == 0
+    finally:
+        store.close()
+    assert store.flush_pending() == 0  # closed: nothing to flush, no error
+    with EdgeStore(tmp_path / "shard", dim=8) as reopened:
+        assert reopened.count(EVERY) == 5
+
+
 def test_the_store_flushes_as_written_points_reach_the_bound(tmp_path, monkeypatch):
     """The flush before a copy (which holds the GIL) stays small: writes flush every FLUSH_EVERY points."""
     monkeypatch.setattr(edge_module, "FLUSH_EVERY", 3)

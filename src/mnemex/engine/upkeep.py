@@ -74,6 +74,16 @@ class Upkeep:
             self._store.optimize()
             self.writes_since_optimize = 0
 
+    def flush_due(self) -> bool:
+        """Points were written since the store last flushed (an embedded store; a server flushes
+        by itself)."""
+        return bool(getattr(self._store, "unflushed", 0))
+
+    def flush_pending(self) -> int:
+        """Flush what was written since the last flush (`EdgeStore.flush_pending`; run it when idle)."""
+        flush = getattr(self._store, "flush_pending", None)
+        return int(flush()) if flush is not None else 0
+
     def swap_due(self) -> bool:
         """An optimized copy waits while a burst of writes slows searches (`EdgeStore.swap_due`)."""
         return bool(getattr(self._store, "swap_due", False))
@@ -210,6 +220,7 @@ class Upkeep:
             "embedding_dim": self._dense.identity.dim,
             "model_loaded": getattr(self._dense, "loaded", True),
             "writes_since_optimize": self.writes_since_optimize,
+            "writes_unflushed": int(getattr(self._store, "unflushed", 0)),
             "vocabulary_words": len(self._vocabulary),
             "vocabulary_complete": self._vocabulary.complete,
         }

@@ -34,6 +34,11 @@ LOCK_WAIT_SECONDS = 30.0      # a CLI command may hold the store for a few secon
 IDLE_OPTIMIZE_SECONDS = 3.0   # optimizing (a copy, in a child process) takes CPU: only when idle this long
 TICK_SECONDS = 0.5
 SETTLE_IDLE_SECONDS = 1.0  # once the model is loaded and no call came for this long: `heap.settle` (gc.freeze)
+#: No call for this long and points written since the store last flushed: flush them now. A flush
+#: holds the GIL for a mostly fixed cost (`EdgeStore.flush_pending`); inside the write that crossed
+#: `edge.FLUSH_EVERY` it stalled that call and every call beside it, and inside a dream or sweep it
+#: added 78-134 ms to a concurrent search on the year benchmark (benchmarks/RESULTS.md).
+IDLE_FLUSH_SECONDS = 1.0
 OPTIMIZE_RETRY_SECONDS = 600.0
 INGEST_RETRY_SECONDS = 30.0
 #: Host headers the daemon accepts. DNS-rebinding protection stays on although a browser cannot
@@ -138,11 +143,12 @@ def write_server_info(files: RunFiles, server: Any) -> None:
 
 async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
                    socket_ino: int, idle_exit: float, ingester: Any = None, handover: Any = None) -> None:
-    """Ingest what the capture hooks spooled; optimize the index, sweep the lifecycle tiers and
-    dream when idle; exit when the socket file vanished or no request came for `idle_exit` seconds
+    """Ingest what the capture hooks spooled; flush what was written, optimize the index, sweep the
+    lifecycle tiers and dream when idle; exit when the socket file vanished or no request came for `idle_exit` seconds
     (0 = never; open sessions do not count: the relay starts a new daemon on its next request),
     after a pending optimize so the next start finds it done."""
     retry_at = 0.0
+    flush_at = 0.0
     ingest_at = 0.0
     settled = False
     while not uv.should_exit:
@@ -172,6 +178,16 @@ async def maintain(uv: Any, activity: Activity, engine: Any, files: RunFiles,
             log.info("warm: %d objects frozen out of garbage collection", settle())
             settled = True
         leaving = bool(idle_exit) and idle >= idle_exit
+        if idle >= IDLE_FLUSH_SECONDS and not leaving and time.monotonic() >= flush_at and engine.upkeep.flush_due():
+            flushed = 0
+            try:
+                flushed = await asyncio.to_thread(engine.upkeep.flush_pending)
+                log.debug("idle: flushed %d points written since the last flush", flushed)
+            except Exception:  # the writes stay in the store's write-ahead log; try again later
+                log.exception("flushing the store failed; retrying in %.0f s", OPTIMIZE_RETRY_SECONDS)
+                flush_at = time.monotonic() + OPTIMIZE_RETRY_SECONDS
+            if flushed:
+                continue  # look at the clock again: a call may have come meanwhile
         if (idle >= IDLE_OPTIMIZE_SECONDS or leaving) and time.monotonic() >= retry_at and engine.upkeep.needs_optimize():
             log.info("idle: optimizing the index")
             started = time.monotonic()

@@ -350,6 +350,26 @@ class EdgeStore:
         self._live().flush()
         self._unflushed = 0
 
+    @property
+    def unflushed(self) -> int:
+        """Points written since the shard was last flushed."""
+        return self._unflushed
+
+    def flush_pending(self) -> int:
+        """Flush the points written since the last flush; how many (0: nothing to do). For when no
+        call is in flight (the daemon's idle upkeep, `IDLE_FLUSH_SECONDS`): a flush holds the GIL
+        for a cost that is mostly fixed (~50-70 ms on a slow virtual disk for 5 points as for 900,
+        ~20 ms when only payloads changed), so a call that meets it waits for all of it. Flushed
+        when idle, the count stays far below `FLUSH_EVERY` and a lifecycle run beside calls starts
+        from a flushed shard."""
+        with self._copying, self._gate.use():
+            pending = self._unflushed
+            if not pending or self._shard is None or self._handed_over:
+                return 0
+            self._flush()
+        self._release_cold_pages()
+        return pending
+
     def _release_cold_pages(self) -> None:
         """Take the shard's cold file pages out of this process's resident set (`COLD_FILES`;
         they stay in the page cache and on disk, and come back if read): at 100k memories the
