@@ -36,8 +36,9 @@ TICK_SECONDS = 0.5
 SETTLE_IDLE_SECONDS = 1.0  # once the model is loaded and no call came for this long: `heap.settle` (gc.freeze)
 #: No call for this long and points written since the store last flushed: flush them now. A flush
 #: holds the GIL for a mostly fixed cost (`EdgeStore.flush_pending`); inside the write that crossed
-#: `edge.FLUSH_EVERY` it stalled that call and every call beside it, and inside a dream or sweep it
-#: added 78-134 ms to a concurrent search on the year benchmark (benchmarks/RESULTS.md).
+#: `edge.FLUSH_EVERY` it stalled that call and every call beside it; inside a dream or sweep on the
+#: year benchmark it took 78-134 ms, and the search that met it waited 101-172 ms longer than alone
+#: (benchmarks/RESULTS.md).
 IDLE_FLUSH_SECONDS = 1.0
 OPTIMIZE_RETRY_SECONDS = 600.0
 INGEST_RETRY_SECONDS = 30.0
