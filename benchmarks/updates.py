@@ -224,13 +224,17 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
         first_current = current[0] if current else None
         above = bool(stale) and (first_current is None or stale[0] < first_current)
         marked += sum(1 for i in stale if got[i].outdated_by)
+        # the reader is told: the stale one above is marked outdated by, or said otherwise by, the current one
+        told = above and first_current is not None and got[first_current].memory.id in (
+            got[stale[0]].outdated_by, got[stale[0]].said_otherwise_by)
         recs.append({"r1": first_current == 0, "r5": first_current is not None and first_current < 5,
-                     "stale_above": above, "stale_returned": bool(stale)})
+                     "stale_above": above, "stale_returned": bool(stale), "stale_above_told": told})
         if above or first_current is None or first_current >= 5:
             stale_cases.append((u["id"], u["kind"], u["question"], first_current, stale[:1],
                                 [r.memory.content[:90] for r in got[:3]]))
     look: list[bool] = []
     look1: list[bool] = []
+    look_marked: list[bool] = []
     lookalike_misses: list[tuple] = []
     by_kind: dict[str, list[bool]] = defaultdict(list)
     for s in data["separate"]:
@@ -240,6 +244,8 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
             hit = any(q["answer"].lower() in r.memory.content.lower() for r in got)
             look.append(hit)
             look1.append(bool(got) and q["answer"].lower() in got[0].memory.content.lower())
+            holder = next((r for r in got if q["answer"].lower() in r.memory.content.lower()), None)
+            look_marked.append(holder is not None and bool(holder.outdated_by or holder.said_otherwise_by))
             if not look1[-1]:
                 lookalike_misses.append((s["id"], s["kind"], q["question"], q["answer"],
                                          [(r.memory.content[:90], r.why[-2:]) for r in got[:2]]))
@@ -247,6 +253,8 @@ def read_scores(engine: Any, data: dict[str, Any], run: Run, config: RetrievalCo
     n = len(recs)
     return {"questions": n, "r1": sum(r["r1"] for r in recs) / n, "r5": sum(r["r5"] for r in recs) / n,
             "stale_above": sum(r["stale_above"] for r in recs) / n,
+            "stale_above_untold": sum(r["stale_above"] and not r["stale_above_told"] for r in recs) / n,
+            "lookalike_marked": sum(look_marked) / len(look_marked),
             "stale_returned": sum(r["stale_returned"] for r in recs) / n, "stale_marked": marked,
             "lookalike_r5": sum(look) / len(look), "lookalike_r1": sum(look1) / len(look1), "lookalike_by_kind": {k: f"{sum(v)}/{len(v)}" for k, v in
                                                                            sorted(by_kind.items())},
@@ -276,11 +284,13 @@ def report(name: str, res: dict[str, Any]) -> str:
              f"missed but offered to the agent as a possible replacement (`candidates`, `supersedes=` can act on it): "
              f"{w['offered']}/{len(w['missed'])}",
              f"recall by kind: {w['recall_by_kind']}", "",
-             "| read recipe | R@1 current | R@5 current | stale above current | stale returned | look-alike R@1 | R@5 |",
-             "|---|---|---|---|---|---|---|"]
+             "| read recipe | R@1 current | R@5 current | stale above current | ... and the reader not told | "
+             "stale returned | look-alike R@1 | R@5 | look-alike answer marked |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for recipe, r in res["read"].items():
         lines.append(f"| {recipe} | {100 * r['r1']:.1f} | {100 * r['r5']:.1f} | {100 * r['stale_above']:.1f} | "
-                     f"{100 * r['stale_returned']:.1f} | {100 * r['lookalike_r1']:.1f} | {100 * r['lookalike_r5']:.1f} |")
+                     f"{100 * r['stale_above_untold']:.1f} | {100 * r['stale_returned']:.1f} | "
+                     f"{100 * r['lookalike_r1']:.1f} | {100 * r['lookalike_r5']:.1f} | {100 * r['lookalike_marked']:.1f} |")
     first = next(iter(res["read"].values()))
     lines += ["", f"look-alike R@5 by kind: {first['lookalike_by_kind']}"]
     return "\n".join(lines)

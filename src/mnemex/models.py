@@ -235,6 +235,10 @@ class SearchHit(BaseModel):
     outdated_by: str | None = Field(None, description=(
         "Set when a newer memory about the same subject says otherwise: this one is possibly outdated; that id "
         "holds the newer statement."))
+    said_otherwise_by: str | None = Field(None, description=(
+        "Set when a later memory, also in these results, about much the same thing gives another value and "
+        "the search could not tell whether it replaces this one: read both, the later one holds if it is "
+        "about the same thing."))
 
 
 class NewMemory(BaseModel):

@@ -32,6 +32,9 @@ def hit_line(h: SearchHit, *, with_score: bool = True) -> str:
     outdated = getattr(h, "outdated_by", None)
     if outdated:
         extra.append(f"possibly outdated by {short(outdated)}")
+    later = getattr(h, "said_otherwise_by", None)
+    if later:
+        extra.append(f"later {short(later)} may say otherwise")
     if h.context_of:
         extra.append(f"context of {short(h.context_of)}")
     tail = f"  ({'; '.join(extra)})" if extra else ""

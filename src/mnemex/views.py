@@ -20,12 +20,14 @@ PREVIEW_CHARS = 200
 
 
 def memory_hit(m: Memory, *, score: float = 0.0, confidence: float = 1.0, why: str = "",
-               context_of: str | None = None, outdated_by: str | None = None) -> SearchHit:
+               context_of: str | None = None, outdated_by: str | None = None,
+               said_otherwise_by: str | None = None) -> SearchHit:
     """The compact index entry of a memory: id, preview, kind, date, token estimate."""
     preview = m.content if len(m.content) <= PREVIEW_CHARS else m.content[: PREVIEW_CHARS - 1] + "…"
     return SearchHit(id=m.id, preview=preview, kind=m.kind, scope=m.scope, created_at=m.created_at,
                      score=round(score, 6), confidence=round(confidence, 4), why=why,
-                     tokens=estimate_tokens(m.content), context_of=context_of, outdated_by=outdated_by)
+                     tokens=estimate_tokens(m.content), context_of=context_of, outdated_by=outdated_by,
+                     said_otherwise_by=said_otherwise_by)
 
 
 def ranked_hit(ranked: RankedMemory) -> SearchHit:
@@ -33,7 +35,7 @@ def ranked_hit(ranked: RankedMemory) -> SearchHit:
     same subject says otherwise, its id in `outdated_by`)."""
     return memory_hit(ranked.memory, score=ranked.score, confidence=ranked.confidence,
                       why=", ".join(ranked.why) or "match", context_of=ranked.context_of,
-                      outdated_by=ranked.outdated_by)
+                      outdated_by=ranked.outdated_by, said_otherwise_by=ranked.said_otherwise_by)
 
 
 class MemorizeResult(BaseModel):

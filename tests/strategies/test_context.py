@@ -167,3 +167,19 @@ def test_a_session_is_offered_the_hot_tier_in_a_few_lines_and_only_at_its_start(
     assert section.splitlines() == [line for line in section.splitlines() if "docs/CHANGES.md" in line] != []
     assert packed.text.count("docs/CHANGES.md") == 1  # not again among the standing knowledge
     assert "Often used here:" not in _builder(filled).build(ContextRequest(PROJECT, "how do we deploy?", 800)).text
+
+
+def test_the_context_shows_the_read_paths_marks_beside_a_memory(engine) -> None:
+    """What the search marks (a later memory may say otherwise, or the memory is possibly outdated)
+    is in the line the model reads, with the later memory's id."""
+    from datetime import UTC, datetime, timedelta
+
+    t0 = datetime.now(UTC) - timedelta(days=60)
+    old = remember(engine, "Outbound emails from the notifier service are delivered through Postmark.",
+                   project=PROJECT, created_at=t0)
+    new = remember(engine, "The notifier hands its mail to Amazon SES.", project=PROJECT,
+                   created_at=t0 + timedelta(days=30))
+    packed = _builder(engine).build(ContextRequest(PROJECT, "Which provider delivers the notifier service's outbound emails?", 800))
+    line = next(ln for ln in _lines(packed.text) if "Postmark" in ln)
+    assert f"{old.id[:8]} · later {new.id[:8]} may say otherwise]" in line
+    assert not any("may say otherwise" in ln for ln in _lines(packed.text) if "Amazon SES" in ln)

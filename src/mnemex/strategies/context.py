@@ -71,6 +71,7 @@ class _Item:
     relevance: float          # for ranking: the read path's score over the best one (or importance)
     confidence: float | None  # absolute, 0..1: how likely it answers the task (None without a task)
     score: float = 0.0
+    note: str = ""  # what the read path marked: possibly outdated by a newer memory, or a later one may say otherwise
 
 
 class ContextBuilder:
@@ -148,7 +149,7 @@ class ContextBuilder:
                 left += 1
                 continue
             whole = m.pinned or (item.confidence if item.confidence is not None else m.importance) >= s.full_text_at
-            line = self._format(m, whole, task=req.task)
+            line = self._format(m, whole, task=req.task, note=item.note)
             title = pinned_title if m.pinned else rest_title
             if fits(line, title):
                 sections[title].append((line, m.id, whole))
@@ -198,7 +199,7 @@ class ContextBuilder:
             found = self.engine.search(req.task, filter=base, limit=min(s.candidates, self.engine.limits.max_results),
                                        offered_by=None)  # what is injected is counted in `for_session`
             top = max((r.score for r in found), default=0.0) or 1.0
-            return [_Item(r.memory, r.score / top, r.confidence) for r in found]
+            return [_Item(r.memory, r.score / top, r.confidence, note=_note(r)) for r in found]
         # No task: the project's standing knowledge, newest first, weighed by importance.
         hits = self.engine.store.ordered(base.model_copy(update={"kinds": KNOWLEDGE}), by="created_at",
                                          descending=True, limit=max(s.candidates * 3, 60))
@@ -277,14 +278,23 @@ class ContextBuilder:
         return (f"<mnemex-memory{where}>\nFrom your long-term memory of earlier sessions (newer statements win; "
                 f"recall_memory takes the ids).")
 
-    def _format(self, m: Memory, whole: bool, limit: int | None = None, task: str = "") -> str:
+    def _format(self, m: Memory, whole: bool, limit: int | None = None, task: str = "", note: str = "") -> str:
         day = m.created_at.date().isoformat()
         scope = "" if m.scope == Scope.PROJECT else f" · {m.scope.value}"
-        tag = f"[{m.kind.value} · {day}{scope} · {short_id(m.id)}]"
+        tag = f"[{m.kind.value} · {day}{scope} · {short_id(m.id)}{' · ' + note if note else ''}]"
         text = " ".join(m.content.split())
         if not whole:
             text = excerpt(text, limit or self.settings.line_chars, task)
         return f"- {tag} {text}"
+
+
+def _note(r) -> str:
+    """The read path's mark on a result, as the model reads it beside the memory."""
+    if r.outdated_by:
+        return f"possibly outdated by {short_id(r.outdated_by)}"
+    if r.said_otherwise_by:
+        return f"later {short_id(r.said_otherwise_by)} may say otherwise"
+    return ""
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")

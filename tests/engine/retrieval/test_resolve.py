@@ -7,9 +7,11 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from mnemex import render
 from mnemex.config.retrieval import DEFAULT
 from mnemex.engine.statements import ATOM_OF, MAYBE_OUTDATED_BY, SAID_OTHERWISE_BY, SAID_OTHERWISE_KEPT
 from mnemex.models import CHATTER, Memory, MemoryKind, Provenance, Scope, WriteAction
+from mnemex.views import ranked_hit
 from tests.helpers import remember
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -136,6 +138,27 @@ def test_a_query_about_the_older_statements_own_subject_keeps_its_order(engine):
                                "Webhook deliveries share the default worker pool, which has 2 processes.")
     got = engine.search("how many processes does the thumbnail worker pool have?", limit=5, now=NOW)
     assert got[0].memory.id == old and all(r.outdated_by is None for r in got)
+    # nor is it told a later one may say otherwise: the newer one answers the question much less well
+    assert {r.memory.id for r in got} == {old, new} and all(r.said_otherwise_by is None for r in got)
+
+
+def test_a_later_statement_the_query_wording_keeps_below_is_named_beside_the_older_one(engine):
+    """A question worded as the older statement was keeps it first (`asks_for_older`): no rule on
+    the words tells a real update from a look-alike there. The later one answers the question
+    about as well and is about the same thing by everything the rules read, so the older one
+    carries `said_otherwise_by` it, and the model reading both judges; never when the later one is
+    not among the results, and not with `resolution_hints` off."""
+    old, new = _said_otherwise(engine, "Outbound emails from the notifier service are delivered through Postmark.",
+                               "The notifier hands its mail to Amazon SES.")
+    query = "Which provider delivers the notifier service's outbound emails?"
+    got = engine.search(query, limit=5, now=NOW)
+    assert [r.memory.id for r in got] == [old, new] and all(r.outdated_by is None for r in got)
+    assert got[0].said_otherwise_by == new and got[1].said_otherwise_by is None
+    assert f"later {new[:8]} may say otherwise" in render.search_text([ranked_hit(r) for r in got])
+    alone = engine.search(query, limit=1, now=NOW)
+    assert [r.memory.id for r in alone] == [old] and alone[0].said_otherwise_by is None  # the reader could not see it
+    off = engine.search(query, limit=5, now=NOW, config=DEFAULT.model_copy(update={"resolution_hints": False}))
+    assert [r.memory.id for r in off] == [old, new] and all(r.said_otherwise_by is None for r in off)
 
 
 def test_a_newer_statement_that_says_it_changed_something_leads_even_for_a_query_worded_like_the_older(engine):

@@ -18,6 +18,7 @@ class RankedMemory:
     why: tuple[str, ...] = ()
     context_of: str | None = None  # id of the hit this memory is a neighbour in time of
     outdated_by: str | None = None  # id of a newer memory about the same subject that says otherwise
+    said_otherwise_by: str | None = None  # id of a later result that may say otherwise (the query kept the order)
 
 
 @dataclass(slots=True)

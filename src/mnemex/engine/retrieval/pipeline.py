@@ -35,7 +35,7 @@ from mnemex.engine.retrieval.stages.exact import exact_floor, holders, rare_term
 from mnemex.engine.retrieval.stages.propagate import propagate
 from mnemex.engine.retrieval.stages.records import cap_records, demote_routine
 from mnemex.engine.retrieval.stages.rescore import rescore
-from mnemex.engine.retrieval.stages.resolve import resolve
+from mnemex.engine.retrieval.stages.resolve import Resolution, resolve
 from mnemex.engine.retrieval.stages.results import results
 from mnemex.engine.retrieval.stages.search import Fused, candidates, resolve_anchor
 from mnemex.engine.retrieval.stages.successors import through_history, yield_stops
@@ -101,10 +101,8 @@ class Retriever:
         order = yield_stops(order, cands, stopped)
         if cfg.exact_floor and rare:
             order = exact_floor(order, cands, holders(rare, cands, cfg.exact_max_df))
-        outdated: dict[str, str] = {}
-        if cfg.resolution:
-            order, outdated = resolve(ctx, order, cands, cfg, flt, limit, qvec, text)
-        return results(ctx, order[:limit], cands, cfg, flt, limit, outdated)
+        marks = resolve(ctx, order, cands, cfg, flt, limit, qvec, text) if cfg.resolution else Resolution(order)
+        return results(ctx, marks.order[:limit], cands, cfg, flt, limit, marks.outdated, marks.hints)
 
 
 def _narrow(flt: MemoryFilter, window: TimeWindow) -> MemoryFilter:

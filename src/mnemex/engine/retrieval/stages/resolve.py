@@ -20,6 +20,14 @@ marked as chatter outdates nothing. With `resolution_compare` the top results ar
 the gate's rules (`engine/statements`) — off by default: pairs the gate never compared are mostly
 look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
 
+Where a pair is linked by the gate but the query keeps the order (it names what only the older one
+holds, or the newer one answers it less well), and both are shown, the older one is not marked
+outdated; it carries `said_otherwise_by` instead (`resolution_hints`) when the later one answers
+the query about as well: a later result may say otherwise, and the model that reads both judges.
+On the update sets the query-worded guard holds back about half of the real updates it sees and
+almost every look-alike (benchmarks/RESULTS.md): no rule on the words tells them apart, a reader
+does.
+
 A wrong resolution puts a look-alike above the answer, so every pair must also pass: the two are
 similar enough (`resolution_floor`), they are not about another environment or component or said
 to add to each other (`statements.conflict`), the newer one does not name as left behind something
@@ -32,6 +40,7 @@ on the query cosine): a flag about something the query does not ask for leaves t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -58,22 +67,32 @@ from mnemex.models import RECORD_KINDS, MemoryFilter
 #: Records of what happened are never outdated: they stay true of their moment.
 
 
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What read-time resolution did: the order, {older id: the newer id that outdates it}, and
+    {older id: a later id, also shown, that may say otherwise} where the query kept the order."""
+
+    order: list[str]
+    outdated: dict[str, str] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)
+
+
 def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: RetrievalConfig, flt: MemoryFilter,
-            limit: int, qvec: Sequence[float] | None = None, query: str = "") -> tuple[list[str], dict[str, str]]:
-    """(the order with each newer statement just above the older one it outdates, {older id: newer id})."""
+            limit: int, qvec: Sequence[float] | None = None, query: str = "") -> Resolution:
+    """The order with each newer statement just above the older one it outdates, and what was marked."""
     window = [k for k in order[: max(limit, cfg.resolution_window)] if cands[k].memory.kind not in RECORD_KINDS]
     if not window:
-        return order, {}
+        return Resolution(order)
     flagged = _flags(window, cands, MAYBE_OUTDATED_BY)
     otherwise = _otherwise(window, cands) if cfg.resolution_otherwise and query else {}
     otherwise = {k: v for k, v in otherwise.items() if k not in flagged}
     if not flagged and not otherwise and not cfg.resolution_compare:
-        return order, {}
+        return Resolution(order)
     _bring(ctx, [v for v in dict.fromkeys(flagged.values()) if v not in cands], cands, flt)
     keys = list(dict.fromkeys(window + [v for v in flagged.values() if v in cands]))
     vectors = vectors_of(ctx, keys, cands)
     if len(vectors) < 2:
-        return order, {}
+        return Resolution(order)
     judge = _Judge(cands, cfg, vectors, qvec)
     outdated: dict[str, str] = {}
     for old, new in flagged.items():
@@ -104,9 +123,25 @@ def resolve(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrieva
             if why:
                 outdated[old] = new
                 cands[old].why.append(f"outdated by {new} ({why})")
+    hints = _hints(judge, window[:limit], {**{k: [v] for k, v in flagged.items()}, **otherwise}, outdated) \
+        if cfg.resolution_hints else {}
     if not outdated:
-        return order, {}
-    return _newer_first(order, outdated, cands), outdated
+        return Resolution(order, {}, hints)
+    return Resolution(_newer_first(order, outdated, cands), outdated, hints)
+
+
+def _hints(judge: "_Judge", shown: list[str], linked: dict[str, list[str]], outdated: dict[str, str]) -> dict[str, str]:
+    """{older id: the later id that may say otherwise} for the pairs the gate linked that were left
+    in their order, both among the first results, and not told apart by what they are about."""
+    seen = set(shown)
+    out: dict[str, str] = {}
+    for old, later in linked.items():
+        if old not in seen or old in outdated:
+            continue
+        near = [n for n in later if n in seen and n != outdated.get(old) and judge.may_say_otherwise(old, n)]
+        if near:
+            out[old] = max(near, key=lambda n: judge.sim(old, n))
+    return out
 
 
 class _Judge:
@@ -170,6 +205,18 @@ class _Judge:
         if conflict(earlier, later) or tells_other_change(earlier, later) or not self.answers(new, old, cued):
             return ""  # (a flag of an older version of the gate, which did not yet tell the change elsewhere)
         return "flagged when written"
+
+    def may_say_otherwise(self, old: str, new: str) -> bool:
+        """A later, shown memory the gate linked to `old` that answers the query about as well
+        (`answers`) and that only the query's wording sets apart from it: not a line of
+        conversation, not about another environment or component, not telling a change of
+        something `old` never mentions."""
+        if new not in self.vectors or old not in self.vectors or self.cands[new].hit.is_chatter:
+            return False
+        if not _newer(self.cands[new], self.cands[old]) or not self.answers(new, old):
+            return False
+        earlier, later = self.statement(old), self.statement(new)
+        return not (conflict(earlier, later) or tells_other_change(earlier, later))
 
     def pair(self, old: str, new: str) -> str:
         """Why `new` outdates `old` by the gate's rules, or ""."""

@@ -3,6 +3,8 @@ matched, and, when asked, their neighbours in time attached right after them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mnemex.config.retrieval import RetrievalConfig
 from mnemex.engine.retrieval.candidates import Candidates, RankedMemory
 from mnemex.engine.retrieval.scoring import confidence
@@ -12,9 +14,10 @@ from mnemex.store.base import Hit
 
 
 def results(ctx: ReadContext, order: list[str], cands: Candidates, cfg: RetrievalConfig, flt: MemoryFilter,
-            limit: int, outdated: dict[str, str] | None = None) -> list[RankedMemory]:
+            limit: int, outdated: dict[str, str] | None = None,
+            hints: dict[str, str] | None = None) -> list[RankedMemory]:
     out: list[RankedMemory] = []
-    outdated = outdated or {}
+    outdated, hints = outdated or {}, hints or {}
     for rank, key in enumerate(order):
         cand = cands[key]
         if cand.relevance < cfg.min_score:
@@ -23,8 +26,12 @@ def results(ctx: ReadContext, order: list[str], cands: Candidates, cfg: Retrieva
             memory=cand.memory, score=round(cand.relevance, 6),
             confidence=confidence(cand.cosine, cand.bm25_share, rank),
             why=tuple(dict.fromkeys(cand.why)), outdated_by=outdated.get(key),
+            said_otherwise_by=hints.get(key),
         ))
     out = out[:limit]
+    shown = {r.memory.id for r in out}
+    out = [r if r.said_otherwise_by in shown or r.said_otherwise_by is None
+           else replace(r, said_otherwise_by=None) for r in out]  # only a later one the reader sees too
     if cfg.context_neighbours and cfg.context_hits and out:
         out = attach_context(ctx, out, cands, flt, cfg)
     return out
