@@ -154,7 +154,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print("no matching memories")
     for h in hits:
-        print(f"{h['score']:.3f}  {h['id']}  [{h['kind']}] {h['preview']}")
+        marks = [f"possibly outdated by {h['outdated_by'][:8]}"] if h.get("outdated_by") else []
+        marks += [f"later {h['said_otherwise_by'][:8]} may say otherwise"] if h.get("said_otherwise_by") else []
+        tail = f"  ({'; '.join(marks)})" if marks else ""
+        print(f"{h['score']:.3f}  {h['id']}  [{h['kind']}] {h['preview']}{tail}")
     return 0
 
 
