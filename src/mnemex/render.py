@@ -29,16 +29,17 @@ def hit_line(h: SearchHit, *, with_score: bool = True) -> str:
     extra = []
     if h.why and with_score:
         extra.append(h.why)
-    outdated = getattr(h, "outdated_by", None)
-    if outdated:
-        extra.append(f"possibly outdated by {short(outdated)}")
-    later = getattr(h, "said_otherwise_by", None)
-    if later:
-        extra.append(f"later {short(later)} may say otherwise")
+    extra += marks(getattr(h, "outdated_by", None), getattr(h, "said_otherwise_by", None))
     if h.context_of:
         extra.append(f"context of {short(h.context_of)}")
     tail = f"  ({'; '.join(extra)})" if extra else ""
     return f"{short(h.id)}  {h.kind.value:<10} {_day(h.created_at)}{score}  {preview}{tail}"
+
+
+def marks(outdated_by: str | None, said_otherwise_by: str | None) -> list[str]:
+    """What read-time resolution marked on a result, as the reader sees it beside the memory."""
+    out = [f"possibly outdated by {short(outdated_by)}"] if outdated_by else []
+    return out + ([f"later {short(said_otherwise_by)} may say otherwise"] if said_otherwise_by else [])
 
 
 def search_text(hits: Sequence[SearchHit], *, hidden: int = 0, floor: float = 0.0) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mnemex import render
 from mnemex.cli.access import CLIENT, load, print_json, short, store_access
 from mnemex.cli.memories import ID_HELP
 from mnemex.cli.parser import (
@@ -154,9 +155,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print("no matching memories")
     for h in hits:
-        marks = [f"possibly outdated by {h['outdated_by'][:8]}"] if h.get("outdated_by") else []
-        marks += [f"later {h['said_otherwise_by'][:8]} may say otherwise"] if h.get("said_otherwise_by") else []
-        tail = f"  ({'; '.join(marks)})" if marks else ""
+        marked = render.marks(h.get("outdated_by"), h.get("said_otherwise_by"))
+        tail = f"  ({'; '.join(marked)})" if marked else ""
         print(f"{h['score']:.3f}  {h['id']}  [{h['kind']}] {h['preview']}{tail}")
     return 0
 

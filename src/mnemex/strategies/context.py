@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Sequence
 
+from mnemex import render
 from mnemex.config.dream import HotTierConfig
 from mnemex.config.injection import InjectionSettings
 from mnemex.engine.retrieval.fusion import rrf
@@ -290,11 +291,7 @@ class ContextBuilder:
 
 def _note(r) -> str:
     """The read path's mark on a result, as the model reads it beside the memory."""
-    if r.outdated_by:
-        return f"possibly outdated by {short_id(r.outdated_by)}"
-    if r.said_otherwise_by:
-        return f"later {short_id(r.said_otherwise_by)} may say otherwise"
-    return ""
+    return "; ".join(render.marks(r.outdated_by, r.said_otherwise_by)[:1])
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")

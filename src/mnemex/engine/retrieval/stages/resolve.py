@@ -21,7 +21,7 @@ the gate's rules (`engine/statements`) — off by default: pairs the gate never 
 look-alikes, and on the coding sets it cost R@1 without helping the knowledge-update benchmark.
 
 Where a pair is linked by the gate but the query keeps the order (it names what only the older one
-holds, or the newer one answers it less well), and both are shown, the older one is not marked
+holds), and both are shown, the older one is not marked
 outdated; it carries `said_otherwise_by` instead (`resolution_hints`) when the later one answers
 the query about as well: a later result may say otherwise, and the model that reads both judges.
 On the update sets the query-worded guard holds back about half of the real updates it sees and
@@ -138,7 +138,7 @@ def _hints(judge: "_Judge", shown: list[str], linked: dict[str, list[str]], outd
     for old, later in linked.items():
         if old not in seen or old in outdated:
             continue
-        near = [n for n in later if n in seen and n != outdated.get(old) and judge.may_say_otherwise(old, n)]
+        near = [n for n in later if n in seen and judge.may_say_otherwise(old, n)]
         if near:
             out[old] = max(near, key=lambda n: judge.sim(old, n))
     return out
