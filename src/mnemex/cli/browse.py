@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mnemex import render
 from mnemex.cli.access import CLIENT, load, print_json, short, store_access
 from mnemex.cli.memories import ID_HELP
 from mnemex.cli.parser import (
@@ -154,6 +153,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     if not hits:
         print("no matching memories")
+    from mnemex import render  # lazy: render pulls in the models; the parser must stay light
+
     for h in hits:
         marked = render.marks(h.get("outdated_by"), h.get("said_otherwise_by"))
         tail = f"  ({'; '.join(marked)})" if marked else ""
