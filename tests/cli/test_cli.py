@@ -144,13 +144,16 @@ def test_doctor_names_a_store_of_an_older_format_and_reindex_rebuilds_it(run, tm
     assert "pnpm" in run("search", "which package manager?", "--local").stdout
 
 
-def test_search_prints_what_the_read_path_marked(run):
-    """A later memory about much the same thing that the query's wording keeps below the older one
+def test_add_and_search_print_what_the_gate_offered_and_the_read_path_marked(run):
+    """`add` prints the memories the gate was unsure the statement replaces; a later memory about much the same thing that the query's wording keeps below the older one
     is named beside it in the printed line."""
     old = json.loads(run("add", "Outbound emails from the notifier service are delivered through Postmark.",
                          "--json").stdout)
-    new = json.loads(run("add", "The notifier hands its mail to Amazon SES.", "--json").stdout)
-    assert new["action"] == "created" and old["id"] in [c["id"] for c in new["candidates"]]
+    printed = run("add", "The notifier hands its mail to Amazon SES.").stdout.splitlines()
+    assert printed[0].startswith("created ")  # and the gate's unsure offer is printed, as the tool shows it
+    assert printed[1] == "it may replace (if it does, add it again with --supersedes ID):"
+    assert printed[2].startswith(f"  {old['id'][:8]}  Outbound emails from the notifier service")
+    new = {"id": printed[0].split()[1]}
     lines = run("search", "Which provider delivers the notifier service's outbound emails?").stdout.splitlines()
     assert old["id"] in lines[0] and lines[0].endswith(f"(later {new['id'][:8]} may say otherwise)")
     assert new["id"] in lines[1] and "may say otherwise" not in lines[1]
