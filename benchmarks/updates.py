@@ -168,6 +168,11 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
             if p.action == WriteAction.SUPERSEDED and set(p.affected_ids) - allowed:
                 replaced = sorted(owner.get(m, ("?", 0)) for m in set(p.affected_ids) - allowed)
                 wrong.append((item, step, out, replaced))
+    writes = len(run.outcomes)
+    offers = sum(len(p.candidates) for out in run.outcomes.values() for p in parts(out))
+    right_offers = sum(c.id in run.holders[(u["id"], step - 1)] for u in data["updates"]
+                       for step in range(1, len(u["statements"]))
+                       for p in parts(run.outcomes[(u["id"], step)]) for c in p.candidates)
     by_id = {s["id"]: s for s in data["separate"]}
     for sid, s in by_id.items():
         if s["kind"] == "compound" or len(s["statements"]) == 1:
@@ -193,6 +198,7 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
             "wrong_supersedes": len(wrong), "lookalikes_damaged": len(damaged),
             "precision": len(caught) / (len(caught) + false) if caught or false else 1.0,
             "missed": missed, "wrong": wrong, "damaged": damaged, "offered": len(offered),
+            "writes": writes, "offers": offers, "right_offers": right_offers,
             "recall_by_kind": _by_kind(caught, missed)}
 
 
@@ -283,6 +289,8 @@ def report(name: str, res: dict[str, Any]) -> str:
              f"(wrong supersedes {w['wrong_supersedes']}, look-alikes merged/skipped {w['lookalikes_damaged']})",
              f"missed but offered to the agent as a possible replacement (`candidates`, `supersedes=` can act on it): "
              f"{w['offered']}/{len(w['missed'])}",
+             f"offers to the agent: {w['offers']} candidates over {w['writes']} writes "
+             f"({w['offers'] / max(w['writes'], 1):.2f} per write), {w['right_offers']} of them the statement replaced",
              f"recall by kind: {w['recall_by_kind']}", "",
              "| read recipe | R@1 current | R@5 current | stale above current | ... and the reader not told | "
              "stale returned | look-alike R@1 | R@5 | look-alike answer marked |",

@@ -105,6 +105,29 @@ def test_a_new_value_said_plainly_is_offered_to_the_agent_and_nothing_is_marked(
     assert "may_replace" not in engine.recall([b.id], touch=False)[0].metadata
 
 
+def test_a_far_reworded_new_value_is_offered_but_not_marked_below_mark_otherwise_at(engine):
+    """A port moved, said in other words (cosine about 0.32): offered to the agent from offer_at
+    (0.30), but the older memory is marked said_otherwise_by it only from mark_otherwise_at (0.35),
+    so what the read path weighs is unchanged; raising offer_at to 0.35 drops the offer."""
+    from mnemex.engine.statements import SAID_OTHERWISE_BY
+
+    old, new = ("Start the Go API locally with `air`; it listens on port 3000.",
+                "The local API comes up on 3005 these days, since the Grafana container took 3000.")
+    a = remember(engine, old)
+    b = remember(engine, new)
+    assert b.action == WriteAction.CREATED and [c.id for c in b.candidates] == [a.id], (b.reason, b.candidates)
+    assert "3005" in b.candidates[0].reason
+    assert SAID_OTHERWISE_BY not in engine.recall([a.id], touch=False)[0].metadata
+    from mnemex.config.gate import DEFAULT_GATE
+    from mnemex.engine.write.prediction_gate import decide
+
+    held = engine.recall([a.id], touch=False)[0]
+    for gate, sim, offered, marks in [(DEFAULT_GATE, 0.32, True, False), (DEFAULT_GATE, 0.36, True, True),
+                                      (DEFAULT_GATE.model_copy(update={"offer_at": 0.35}), 0.32, False, None)]:
+        out = decide(new, None, 0.5, [(held, sim)], gate)
+        assert [c.memory.id for c in out.candidates] == ([a.id] if offered else []), (gate.offer_at, sim)
+        assert all(c.marks is marks for c in out.candidates)
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

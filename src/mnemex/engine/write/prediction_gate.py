@@ -50,6 +50,9 @@ class Candidate:
     cued: bool
     """The new statement itself says something changed ("now", "moved", "instead of"), of
     something this memory holds (not a change it names of something else: `Verdict.elsewhere`)."""
+    marks: bool = True
+    """An uncued candidate marks the memory `said_otherwise_by` the new statement (read-time
+    resolution weighs it); one offered below `gate.mark_otherwise_at` only reaches the caller."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +182,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                 and len(related) < config.max_candidates:
             why = _gives_otherwise(old, new)
             if why:
-                related.append(Candidate(memory, sim, why, False))
+                related.append(Candidate(memory, sim, why, False, sim >= config.mark_otherwise_at))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())

@@ -196,7 +196,7 @@ class Replacements:
         uncued candidate (much the same thing, another value, no word of change) is marked as said
         otherwise by it, which the read path weighs against what the query asks about."""
         for c in candidates:
-            if c.memory.pinned or c.memory.immutable:
+            if c.memory.pinned or c.memory.immutable or not (c.cued or c.marks):
                 continue
             old = c.memory
             if c.cued:
