@@ -173,6 +173,9 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
     right_offers = sum(c.id in run.holders[(u["id"], step - 1)] for u in data["updates"]
                        for step in range(1, len(u["statements"]))
                        for p in parts(run.outcomes[(u["id"], step)]) for c in p.candidates)
+    lookalikes = [s for s in data["separate"] if len(s["statements"]) > 1 and s["kind"] != "restatement"]
+    lookalikes_offered = sum(any(c.id in run.holders[(s["id"], 0)] for p in parts(run.outcomes[(s["id"], 1)])
+                                 for c in p.candidates) for s in lookalikes)
     by_id = {s["id"]: s for s in data["separate"]}
     for sid, s in by_id.items():
         if s["kind"] == "compound" or len(s["statements"]) == 1:
@@ -199,6 +202,7 @@ def write_scores(data: dict[str, Any], run: Run) -> dict[str, Any]:
             "precision": len(caught) / (len(caught) + false) if caught or false else 1.0,
             "missed": missed, "wrong": wrong, "damaged": damaged, "offered": len(offered),
             "writes": writes, "offers": offers, "right_offers": right_offers,
+            "lookalikes": len(lookalikes), "lookalikes_offered": lookalikes_offered,
             "recall_by_kind": _by_kind(caught, missed)}
 
 
@@ -290,7 +294,9 @@ def report(name: str, res: dict[str, Any]) -> str:
              f"missed but offered to the agent as a possible replacement (`candidates`, `supersedes=` can act on it): "
              f"{w['offered']}/{len(w['missed'])}",
              f"offers to the agent: {w['offers']} candidates over {w['writes']} writes "
-             f"({w['offers'] / max(w['writes'], 1):.2f} per write), {w['right_offers']} of them the statement replaced",
+             f"({w['offers'] / max(w['writes'], 1):.2f} per write), {w['right_offers']} of them the statement replaced; "
+             f"look-alike pairs whose later statement was offered the earlier one (a trap for the judge): "
+             f"{w['lookalikes_offered']}/{w['lookalikes']}",
              f"recall by kind: {w['recall_by_kind']}", "",
              "| read recipe | R@1 current | R@5 current | stale above current | ... and the reader not told | "
              "stale returned | look-alike R@1 | R@5 | look-alike answer marked |",
