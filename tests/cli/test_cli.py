@@ -145,8 +145,9 @@ def test_doctor_names_a_store_of_an_older_format_and_reindex_rebuilds_it(run, tm
 
 
 def test_add_and_search_print_what_the_gate_offered_and_the_read_path_marked(run):
-    """`add` prints the memories the gate was unsure the statement replaces; a later memory about much the same thing that the query's wording keeps below the older one
-    is named beside it in the printed line."""
+    """`add` prints the memories the gate was unsure the statement replaces; a later memory about
+    much the same thing that the query's wording keeps below the older one is named beside it in
+    the printed line of `search`."""
     old = json.loads(run("add", "Outbound emails from the notifier service are delivered through Postmark.",
                          "--json").stdout)
     printed = run("add", "The notifier hands its mail to Amazon SES.").stdout.splitlines()
