@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from mnemex.models import Memory, SearchHit, WriteOutcome
+from mnemex.models import Memory, ReplaceCandidate, SearchHit, WriteOutcome
 
 SHORT = 8
 #: Metadata the write path keeps for itself; a recall shows it only when asked (`verbose`).
@@ -90,10 +90,15 @@ def outcome_text(out: WriteOutcome) -> str:
 
     lines = [one(out), *(f"also: {one(o)}" for o in out.also)]
     candidates = [c for o in (out, *out.also) for c in o.candidates]
-    if candidates:
-        lines.append("It may replace (if so, memorize it again with supersedes=[ids]):")
-        lines += [f"  {short(c.id)}  {c.preview}" + (f"  ({c.reason})" if c.reason else "") for c in candidates]
-    return "\n".join(lines)
+    return "\n".join(lines + replace_lines(candidates, "It may replace (if so, memorize it again with supersedes=[ids]):"))
+
+
+def replace_lines(candidates: Sequence[ReplaceCandidate], heading: str) -> list[str]:
+    """The memories a write may replace, one line each under `heading` (which says how to act on
+    them); nothing when there are none."""
+    if not candidates:
+        return []
+    return [heading, *(f"  {short(c.id)}  {c.preview}" + (f"  ({c.reason})" if c.reason else "") for c in candidates)]
 
 
 def lines(items: Iterable[str]) -> str:

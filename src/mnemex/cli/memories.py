@@ -123,17 +123,16 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def outcome_lines(out: dict[str, Any]) -> str:
     """A write's outcome as printed: what was done with each claim, then what it may replace."""
+    from mnemex import render  # lazy: the parser must not load the models
+    from mnemex.models import ReplaceCandidate
+
     def one(o: dict[str, Any]) -> str:
         return f"{o['action']} {o.get('id') or ''} {o.get('reason') or ''}".rstrip()
 
     parts = [out, *out.get("also", [])]
     lines = [one(out), *(f"also: {one(o)}" for o in parts[1:])]
-    candidates = [c for o in parts for c in o.get("candidates", [])]
-    if candidates:
-        lines.append("it may replace (if it does, add it again with --supersedes ID):")
-        lines += [f"  {c['id'][:8]}  {c['preview']}" + (f"  ({c['reason']})" if c.get("reason") else "")
-                  for c in candidates]
-    return "\n".join(lines)
+    candidates = [ReplaceCandidate.model_validate(c) for o in parts for c in o.get("candidates", [])]
+    return "\n".join(lines + render.replace_lines(candidates, "it may replace (if it does, add it again with --supersedes ID):"))
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -291,7 +291,7 @@ class ContextBuilder:
 
 def _note(r) -> str:
     """The read path's mark on a result, as the model reads it beside the memory."""
-    return "; ".join(render.marks(r.outdated_by, r.said_otherwise_by)[:1])
+    return (render.marks(r.outdated_by, r.said_otherwise_by) or [""])[0]  # the stronger one
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
