@@ -116,8 +116,11 @@ def test_captured_sessions_and_capture_volume(client, engine):
     from mnemex.store.journal.capture import CaptureEvent
 
     now = datetime.now(timezone.utc)
+    # noon two days ago: minutes before it stay on that day whatever the hour the test runs at
+    # (anchored on `now` itself, a run just after midnight put them three days back)
+    noon = now.replace(hour=12, minute=0, second=0, microsecond=0) - timedelta(days=2)
     engine.journal.log_events([
-        CaptureEvent(id=f"e{i}", session="sess-1", project=PROJECT, at=now - timedelta(days=2, minutes=10 - i),
+        CaptureEvent(id=f"e{i}", session="sess-1", project=PROJECT, at=noon - timedelta(minutes=10 - i),
                      kind="tool", tool="Bash", key="pytest", ref="pytest -q", text="ran pytest", failed=i == 2)
         for i in range(3)] + [CaptureEvent(id="p0", session="sess-2", project="/other", at=now, kind="prompt")])
     sessions = client.get("/viewer/api/sessions", params={"project": PROJECT}).json()["sessions"]
