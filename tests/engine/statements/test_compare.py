@@ -60,6 +60,23 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
      "Renamed the tile-cache database env var: TILE_CACHE_DB_DSN is now DATABASE_URL."),
     # "the old API" is no left-behind piece of the name both give
     ("Alerts for quote-api go to #team-quotes.", "Until 2026-05-02, quote-api stays pinned to the old API while the partner migrates."),
+    # numbered or lettered siblings, whatever the negation in a trailing clause
+    ("The Press 3 controller polls the die temperature every 200 ms.",
+     "The Press 5 controller polls the die temperature every 2 s; its old firmware cannot go faster."),
+    ("Zone B freezers report to the gateway hourly.", "Zone D freezers report to the gateway every ten minutes now."),
+    # a fact about the side environment is not replaced by one that names none
+    ("In staging, the search indexer reads from the replica db-replica.staging.internal.",
+     "The search indexer now consumes the orders.changed topic; a nightly job still backfills from Postgres."),
+    # a switch-off of something the older one does not hold
+    ("Database migrations are written as Flyway scripts under db/migration.",
+     "Turned off auto-migrate-on-boot; an operator applies the migrations by hand before each release."),
+    ("Invoice events are kept for 14 days on their stream.",
+     "Readers should subscribe to billing.invoice-events; the v2 stream was retired with the schema cleanup."),
+    ("Premium and free lobbies share one Redis cluster with different key prefixes.",
+     "Premium lobbies never mix continents: cross-continent pairing is disabled for premium, free allows it."),
+    # an upper-case name tells one exporter from another of the same kind
+    ("The GPX exporter writes elevations in metres, like 312.",
+     "The Strava exporter writes elevations in feet, like 1024, rather than metres."),
 ])
 def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES
@@ -86,6 +103,12 @@ def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     # a hand-over names the old owner as left behind
     ("The billing team owns the `invoices` table and its retention job.",
      "Payments took over the `invoices` table from the billing team.", "as left behind"),
+    # a switch-off that refers to the older one's thing ("the old ..."), or mostly in its words
+    ("The export entry point is `export_day()` in `Exporter.jl`.",
+     "Run an export with `run_export(day)`; the old function name was removed in 1.4.", "a name was replaced"),
+    ("The cache connection is configured with `SHOP_CACHE_HOST` and `SHOP_CACHE_PORT`.",
+     "Use `CACHE_URL` (like `redis://cache:6379/1`) to reach the cache; we dropped the separate host and port variables.",
+     "a name was replaced"),
 ])
 def test_sure_replacements_say_why(old, new, why):
     verdict = compare(read(old), read(new), 0.7)

@@ -36,6 +36,13 @@ def test_an_update_in_other_words_supersedes(engine, old, new):
     ("Staging uses Postgres 15.", "Production uses Postgres 16."),
     ("Integration tests need the docker compose stack up.", "Integration tests also need STRIPE_MOCK_PORT=12111 set."),
     ("The `reindex-search` job is owned by the search team.", "reindex-search is disabled until the cluster upgrade lands."),
+    # a numbered sibling; a side environment; a switch-off of something the older one does not hold
+    ("The Press 3 controller polls the die temperature every 200 ms.",
+     "The Press 5 controller polls the die temperature every 2 s; its old firmware cannot go faster."),
+    ("In staging, the search indexer reads from the replica db-replica.staging.internal.",
+     "The search indexer now consumes the orders.changed topic; a nightly job still backfills from Postgres."),
+    ("Database migrations are written as Flyway scripts under db/migration.",
+     "Turned off auto-migrate-on-boot; an operator applies the migrations by hand before each release."),
 ])
 def test_look_alikes_stay_apart(engine, old, new):
     a = remember(engine, old)

@@ -3,6 +3,7 @@ and whether a later statement replaces or restates an earlier one. Pure function
 (they read only `models` and `config`), shared by the write path's gate and the read path's
 resolution so both agree on what "the same subject" and "a changed value" mean."""
 
+from mnemex.engine.statements.apart import conflict
 from mnemex.engine.statements.compare import (
     DEFAULT_THRESHOLDS,
     Relation,
@@ -13,7 +14,6 @@ from mnemex.engine.statements.compare import (
     asks_in_words,
     swaps_words,
     compare,
-    conflict,
     evidence,
     holds_all,
     tells_other_change,

@@ -21,10 +21,12 @@ Restatements (a reminder in other words, no new value, name or negation) are rec
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from mnemex.engine.statements.reading import STOP, Statement, Value, compatible, shapes_compatible, stem
+from mnemex.engine.statements.apart import conflict
+from mnemex.engine.statements.reading import (STOP, Statement, Value, compatible, normalise_name, shapes_compatible,
+                                              stem)
 
 #: Words a reminder is made of: they add nothing to what it restates.
 _RESTATE_WORDS = frozenset({"reminder", "remind", "note", "still", "again", "always", "remember", "important",
@@ -141,7 +143,8 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     old_settings, new_settings = dict(old.settings), dict(new.settings)
     typed = typed or any(new_settings[k] != v for k, v in old_settings.items() if k in new_settings)
     gone_names = (old.names - new.names) | (old.names & new.left)
-    came_names = new.names - old_keys - new.left
+    # a thing said to be switched off is left behind, not a new value ("Turned off migrate-on-startup")
+    came_names = new.names - old_keys - new.left - {t for terms, whole in new.off for t in terms | {whole}}
     missing = frozenset(old_keys - new_keys)
     old_shapes, new_shapes = dict(old.shapes), dict(new.shapes)
     # a name replaced by another of the same kind (a tool by a tool, a path by a path, a function by a function)
@@ -178,31 +181,6 @@ def aboutness(subject: float, similarity: float | None) -> float:
     return max(subject, min(1.0, max(0.0, (similarity - 0.35) / 0.35)))
 
 
-def conflict(old: Statement, new: Statement) -> str:
-    """Why the two are about different things though they look alike, or "": each names an
-    environment, region or platform the other does not (staging / production, EU / NA); the
-    sentences start with the same kind of thing under another name (the `spectator` crate / the
-    `lobby` crate); the newer one says it adds ("too", "also", "as well")."""
-    if old.places - new.places and new.places - old.places:
-        return f"about another environment ({', '.join(sorted(new.places - old.places))})"
-    if old.head_kebabs - new.kebabs and new.head_kebabs - old.kebabs:
-        # "New owner of feature-flags is ..." beside "New owner of email-relay is ...": each is about
-        # a component the other never names
-        return f"about another component ({sorted(new.head_kebabs - old.kebabs)[0]})"
-    old_all = old.keys | old.left | old.value_texts
-    new_all = new.keys | new.left | new.value_texts
-    new_names, old_names = new.head & new.names - old_all, old.head & old.names - new_all
-    kind = (new.head & old.head) - new.names - old.names
-    if new_names and old_names and kind:  # "the `spectator` crate" beside "the `lobby` crate"
-        return f"about another {sorted(kind)[0]} ({sorted(new_names)[0]})"
-    if old.head_numbers and new.head_numbers and old.head_numbers != new.head_numbers and old.head & new.head:
-        # "Shard 3 holds ..." beside "Shard 4 holds ...": one of several like things, told by its number
-        return f"about another {sorted(old.head & new.head)[0]} ({sorted(new.head_numbers)[0]})"
-    if new.additive:
-        return "it adds to it (also, too)"
-    return ""
-
-
 def _other_subject(old: Statement, new: Statement) -> bool:
     """Without a cue, two parallel sentences that start with different names are about different
     things ("cards-service publishes ..." / "ledger-service publishes ...")."""
@@ -217,6 +195,11 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         return Verdict(Relation.REPLACES, "same words in another order (a reversal)", 1.0, 1.0)
     e = evidence(old, new)
     cue = new.change
+    if off_elsewhere(old, new):
+        # what it says was switched off is something the older statement does not hold: that cue,
+        # and the negation that comes with it, are about that other thing
+        cue = max((s for label, s in new.cues if label not in _OFF_CUES), default=0.0)
+        e = replace(e, negation_flip=False)
     about = aboutness(e.subject, similarity)
     # the newer sentence is about what the older one is about ("Bundling moved to Vite" after
     # "The extension is bundled with webpack"): its cue is about that thing however far the wording
@@ -314,6 +297,40 @@ def switched_off(old: Statement, new: Statement) -> str:
         if len(terms) >= 2 and all(_held_word(t, held) for t in terms):  # "asset precompilation" after
             return " ".join(sorted(terms))                                  # "assets get precompiled on each ..."
     return ""
+
+
+#: The cue labels a switch-off gives (`reading._CUES`).
+_OFF_CUES = frozenset({"disabled", "removed"})
+
+
+def off_elsewhere(old: Statement, new: Statement) -> bool:
+    """The newer statement says something was switched off, disabled or removed (`Statement.off`),
+    and none of it is what the older one holds: no name of it, nor a phrase all of whose words the
+    older one holds ("Turned off migrate-on-startup" beside "Schema migrations run from Liquibase
+    changelogs"; "the v1 topic got retired" beside "Dispense events are retained for 7 days")."""
+    if not new.off:
+        return False
+    held = old.keys | old.parts | old.value_texts
+
+    def other(terms: frozenset[str], whole: str) -> bool:
+        if whole in new.off_referred or (terms | {whole}) & old.names:
+            return False  # "the old function name was removed": what the older one said
+        specific = {t for t in terms if t in new.names or any(c.isdigit() for c in t)}
+        if specific:  # "the v1 topic", "migrate-on-startup": a name or number of its own
+            return not any(_held_word(t, held) or _pieces_held(t, new.text, held) for t in specific)
+        # words only: most of them must be what the older one speaks of ("the separate host and port
+        # variables" after `KESTREL_REDIS_HOST`; not "cross-region matching" after "one sorted set per region")
+        return sum(_held_word(t, held) for t in terms) * 2 < len(terms)
+    return all(other(terms, whole) for terms, whole in new.off)
+
+
+def _pieces_held(name: str, text: str, held: frozenset[str]) -> bool:
+    """Are all the words `name` is written with in `text` held ("per-PR" after "Every PR runs ...")?"""
+    for token in re.findall(r"[\w./-]+", text):
+        if normalise_name(token.strip("./-")) == name:
+            pieces = [stem(p) for p in re.split(r"[-_./]+", token.lower()) if p and p not in STOP]
+            return bool(pieces) and all(_held_word(p, held) for p in pieces)
+    return False
 
 
 def _still_holds(old: Statement, new: Statement, e: Evidence) -> bool:

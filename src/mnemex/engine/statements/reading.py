@@ -372,10 +372,20 @@ class Statement:
     off: tuple[tuple[frozenset[str], str], ...] = ()
     """Each phrase it says was switched off, disabled or removed (`_OFF`: a job, a workflow or a habit
     that no longer runs): its terms, and the phrase as one name."""
+    off_referred: frozenset[str] = frozenset()
+    """Those of `off` it refers to as the old thing ("the old function name was removed"): what an
+    earlier statement said, whatever words it used."""
     kebabs: frozenset[str] = frozenset()
     """Names written in kebab case ("admin-console", "billing-api"): how services and components are
     usually named; `head_kebabs` those in its subject."""
     head_kebabs: frozenset[str] = frozenset()
+    labels: frozenset[tuple[str, str]] = frozenset()
+    """Numbered or lettered labels its subject starts with ("The Line 2 collector ..." -> ("line", "2"),
+    "Zone B sensors ..." -> ("zone", "b")): one of several like things, told apart by the label."""
+    head_acronyms: frozenset[tuple[str, str]] = frozenset()
+    """Upper-case words of its subject that are not common abbreviations, each with the word it
+    qualifies ("The ADIF exporter ..." -> ("adif", "exporter")): read as words elsewhere, but the name
+    that tells this thing from another of its kind."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -429,6 +439,18 @@ def _switched_off(text: str) -> tuple[tuple[frozenset[str], str], ...]:
     return tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in forms for m in rx.finditer(text))
 
 
+_OLD_REF = re.compile(r"\b(?:old|previous|former|legacy|existing) $", re.I)
+_OLD_START = re.compile(r"(?:(?:the|our|its|their) )?(?:old|previous|former|legacy|existing)\b", re.I)
+
+
+def _referred_off(text: str) -> frozenset[str]:
+    """`Statement.off_referred` of `text`."""
+    forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
+    return frozenset(normalise_name(m.group("old")) for rx in forms for m in rx.finditer(text)
+                     if _OLD_REF.search(text[max(0, m.start("old") - 12):m.start("old")])
+                     or _OLD_START.match(m.group("old")))
+
+
 def read(text: str, entities: tuple[str, ...] | frozenset[str] = ()) -> Statement:
     """The reading of `text`; `entities` are the memory's entity keys ("tool:pytest"), which
     add the names the observer recognised."""
@@ -470,7 +492,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
-                     off=off, reason=frozenset(reason_only),
+                     off=off, off_referred=_referred_off(text) if off else frozenset(), reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
@@ -478,7 +500,38 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
                      head_numbers=frozenset(v.text for v in head.values
                                             if v.kind == "number" or v.kind.startswith("count:"))
-                     | _designators(head_text))
+                     | _designators(head_text),
+                     labels=_labels(main_text), head_acronyms=_acronyms(head_text))
+
+
+#: A label the subject starts with: a word and a number or a capital letter ("Line 2", "worker 3",
+#: "Zone B"), not a value with its unit ("Timeout 30 s") nor a port or a version.
+_LABEL = re.compile(r"^\W*(?:(?:the|our|a|an|in|on|for|from)\s+)?(?:[A-Za-z][\w-]*\s+){0,2}?([A-Za-z][a-z]{2,})\s+"
+                    r"(\d{1,2}|[A-Z])(?![\w.:%,/-])(?!\s*(?:%|[a-z]{1,3}\b|seconds?|minutes?|hours?|days?|weeks?|months?)\b)")
+_NOT_LABELS = frozenset({"port", "ports", "version", "release", "api", "level", "python", "node", "java", "php", "ruby",
+                         "top", "last", "every", "over", "under", "than", "about", "after", "before", "since"})
+
+
+def _labels(text: str) -> frozenset[tuple[str, str]]:
+    """`Statement.labels` of a statement's first clause."""
+    clause = re.split(r"[;:\n]|(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    m = _LABEL.match(clause)
+    if not m or m.group(1).lower() in _NOT_LABELS or m.group(1).lower() in STOP:
+        return frozenset()
+    return frozenset({(stem(m.group(1).lower()), m.group(2).lower())})
+
+
+def _acronyms(head: str) -> frozenset[tuple[str, str]]:
+    """Each upper-case word of the subject with the word it qualifies ("ADIF exporter" -> ("adif", "exporter"))."""
+    tokens = re.findall(r"[A-Za-z][\w-]*", head)
+    return frozenset((stem(a.lower()), stem(b.lower())) for a, b in zip(tokens, tokens[1:])
+                     if re.fullmatch(r"[A-Z]{2,5}", a) and a not in _COMMON_CAPS)
+
+
+def qualifies(statement_text: str, name: str) -> str:
+    """The word that follows `name` (normalised) in a statement's subject, or "" ("Cabrillo exporter")."""
+    tokens = re.findall(r"[A-Za-z][\w-]*", _head(_REASON.sub(" ; ", statement_text)))
+    return next((stem(b.lower()) for a, b in zip(tokens, tokens[1:]) if normalise_name(a) == name), "")
 
 
 #: A capital letter standing alone after a word of the subject: "Board rev D", "Zone B", "Plan C".

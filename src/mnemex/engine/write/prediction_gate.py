@@ -235,6 +235,8 @@ def _gives_otherwise(old: Statement, new: Statement) -> str:
     if e.came_values or e.came_names or e.typed_change or e.swapped:
         told = sorted([v.text for v in e.came_values] + sorted(e.came_names))[:2]
         return "about the same thing, another value" + (f": {', '.join(told)}" if told else "")
+    if new.off:  # "Turned off per-PR fuzzing": whether it was this one's, the caller can judge
+        return "about the same thing, something switched off"
     return ""
 
 
