@@ -521,3 +521,15 @@ def test_a_component_named_in_kebab_case_in_each_subject_tells_two_statements_ap
     # the same component changed, and a channel or flag is no component
     assert not conflict(old, read("New owner of quote-builder is Lars Berg (previously Ines Duarte)."))
     assert read("Alerts for the gateway go to #team-edge-alerts; run it with --dry-run first.").kebabs == frozenset()
+
+
+@pytest.mark.parametrize("text,leeway", [
+    ("Interns may deploy to the sandbox on their own.", 1),
+    ("Feature flags are on by default for internal users.", 1),
+    ("Only release managers deploy to production.", -1),
+    ("Crash reporting is opt-in: the first launch asks.", -1),
+    ("The docs site is built with MkDocs.", 0),
+    ("Anyone can read the dashboards, but only admins can edit them.", 0),
+])
+def test_reading_what_a_statement_lets_happen(text, leeway):
+    assert read(text).leeway == leeway

@@ -135,6 +135,16 @@ def test_a_far_reworded_new_value_is_offered_but_not_marked_below_mark_otherwise
         assert [c.memory.id for c in out.candidates] == ([a.id] if offered else []), (gate.offer_at, sim)
         assert all(c.marks is marks for c in out.candidates)
 
+def test_a_rule_made_stricter_in_other_words_is_offered(engine):
+    """No value, name or negation changed: what it lets happen did ("can ... anywhere" -> "must ...
+    only"). The rules cannot read that as the same rule, so the agent is asked."""
+    a = remember(engine, "Contractors can push feature branches to any repository in the org.")
+    b = remember(engine, "Contractors must now open pull requests from forks; pushing branches is for staff only.")
+    assert b.action == WriteAction.CREATED and [c.id for c in b.candidates] == [a.id], (b.reason, b.candidates)
+    assert "less allowed" in b.candidates[0].reason
+    assert MAYBE_OUTDATED_BY not in engine.recall([a.id], touch=False)[0].metadata
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

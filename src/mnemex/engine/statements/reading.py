@@ -386,6 +386,10 @@ class Statement:
     """Upper-case words of its subject that are not common abbreviations, each with the word it
     qualifies ("The ADIF exporter ..." -> ("adif", "exporter")): read as words elsewhere, but the name
     that tells this thing from another of its kind."""
+    leeway: int = 0
+    """What it lets happen: 1 when it permits ("can", "may", "allowed", "anywhere", "on by default",
+    "opt out"), -1 when it restricts ("only", "must", "never", "read-only", "opt-in", "compiled out"),
+    0 when neither or both."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -495,13 +499,26 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      off=off, off_referred=_referred_off(text) if off else frozenset(), reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
-                     restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)),
+                     restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
                      head_numbers=frozenset(v.text for v in head.values
                                             if v.kind == "number" or v.kind.startswith("count:"))
                      | _designators(head_text),
                      labels=_labels(main_text), head_acronyms=_acronyms(head_text))
+
+
+_PERMITS = re.compile(r"\b(?:can|may|allowed|allows?|permitted|fine to|ok to|okay to|anywhere|anyone|free to|optional|"
+                      r"opt(?:s|ed)?[- ]out|on by default|left on|up to)\b", re.I)
+_RESTRICTS = re.compile(r"\b(?:only|must|never|not allowed|forbidden|prohibited|blocked|nobody|no one|zero|strictly|"
+                        r"read-only|opt(?:s|ed)?[- ]in|off by default|compiled out|mandatory|sign-off|unless|"
+                        r"(?:is|are) over|no longer allowed|(?:needs?|requires?) (?:a |an )?(?:sign-off|approval|review))\b", re.I)
+
+
+def _leeway(text: str) -> int:
+    """`Statement.leeway` of a statement's main clauses."""
+    permits, restricts = bool(_PERMITS.search(text)), bool(_RESTRICTS.search(text))
+    return 0 if permits == restricts else (1 if permits else -1)
 
 
 #: A label the subject starts with: a word and a number or a capital letter ("Line 2", "worker 3",

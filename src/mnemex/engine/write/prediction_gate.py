@@ -237,6 +237,8 @@ def _gives_otherwise(old: Statement, new: Statement) -> str:
         return "about the same thing, another value" + (f": {', '.join(told)}" if told else "")
     if new.off:  # "Turned off per-PR fuzzing": whether it was this one's, the caller can judge
         return "about the same thing, something switched off"
+    if old.leeway and new.leeway == -old.leeway:  # "E-bikes can be parked anywhere" / "must now end at a station"
+        return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
     return ""
 
 
