@@ -74,6 +74,9 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
      "Readers should subscribe to billing.invoice-events; the v2 stream was retired with the schema cleanup."),
     ("Premium and free lobbies share one Redis cluster with different key prefixes.",
      "Premium lobbies never mix continents: cross-continent pairing is disabled for premium, free allows it."),
+    # a tool's name only qualifies what was switched off
+    ("Applies: run Pulumi up from your machine once the plan is approved in the PR.",
+     "We turned off the hourly Pulumi cost estimate job for the shared stacks."),
     # an upper-case name tells one exporter from another of the same kind
     ("The GPX exporter writes elevations in metres, like 312.",
      "The Strava exporter writes elevations in feet, like 1024, rather than metres."),
@@ -521,6 +524,15 @@ def test_a_component_named_in_kebab_case_in_each_subject_tells_two_statements_ap
     # the same component changed, and a channel or flag is no component
     assert not conflict(old, read("New owner of quote-builder is Lars Berg (previously Ines Duarte)."))
     assert read("Alerts for the gateway go to #team-edge-alerts; run it with --dry-run first.").kebabs == frozenset()
+
+
+def test_a_switch_off_names_the_thing_not_a_tool_that_qualifies_it():
+    from mnemex.engine.statements.compare import switched_off
+
+    assert switched_off(read("The Jenkins release job signs the APK and uploads it to Play."),
+                        read("The Jenkins release job is switched off.")) == "jenkin"
+    assert switched_off(read("Applies: run Pulumi up from your machine once the plan is approved in the PR."),
+                        read("We turned off the hourly Pulumi cost estimate job for the shared stacks.")) == ""
 
 
 @pytest.mark.parametrize("text,leeway", [

@@ -292,7 +292,12 @@ def switched_off(old: Statement, new: Statement) -> str:
     held = old.keys | old.parts
     for terms, whole in new.off:
         named = sorted((terms | {whole}) & old.names)
-        if named:
+        # the name is what was switched off, not a word that qualifies it: the rest of the phrase is
+        # a word or two, or mostly what the older one says too ("The Jenkins release job" after "...
+        # by the Jenkins job `lumen-release`", not "the nightly terraform drift detection job" after
+        # "run terraform apply locally")
+        rest = {t for t in terms - set(named) if not any(t in n for n in named)}
+        if named and (len(rest) <= 1 or sum(_held_word(t, held) for t in rest) * 2 >= len(rest)):
             return named[0]
         if len(terms) >= 2 and all(_held_word(t, held) for t in terms):  # "asset precompilation" after
             return " ".join(sorted(terms))                                  # "assets get precompiled on each ..."
