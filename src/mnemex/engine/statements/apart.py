@@ -14,9 +14,12 @@ from mnemex.engine.statements.reading import STOP, Statement, qualifies, stem
 
 def conflict(old: Statement, new: Statement) -> str:
     """Why the two are about different things though they look alike, or "": each names an
-    environment, region or platform the other does not (staging / production, EU / NA); the
+    environment, region or platform the other does not (staging / production, EU / NA); the older
+    one is scoped to a side environment ("In staging, ...") and the newer one names none; their
+    subjects carry different labels ("Line 2" / "Line 4") or name different components; the
     sentences start with the same kind of thing under another name (the `spectator` crate / the
-    `lobby` crate); the newer one says it adds ("too", "also", "as well")."""
+    `lobby` crate, the ADIF exporter / the Cabrillo exporter) or another number ("Shard 3" /
+    "Shard 4"); the newer one says it adds ("too", "also", "as well")."""
     if old.places - new.places and new.places - old.places:
         return f"about another environment ({', '.join(sorted(new.places - old.places))})"
     if not new.places and (side := _SIDE_SCOPE.search(old.text)):

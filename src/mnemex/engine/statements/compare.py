@@ -310,9 +310,11 @@ _OFF_CUES = frozenset({"disabled", "removed"})
 
 def off_elsewhere(old: Statement, new: Statement) -> bool:
     """The newer statement says something was switched off, disabled or removed (`Statement.off`),
-    and none of it is what the older one holds: no name of it, nor a phrase all of whose words the
-    older one holds ("Turned off migrate-on-startup" beside "Schema migrations run from Liquibase
-    changelogs"; "the v1 topic got retired" beside "Dispense events are retained for 7 days")."""
+    and none of it is what the older one holds ("Turned off migrate-on-startup" beside "Schema
+    migrations run from Liquibase changelogs"; "the v1 topic got retired" beside "Dispense events
+    are retained for 7 days"). A phrase is the older one's when it refers to the old thing ("the
+    old function name"), holds a name the older one holds, or, without a name or number of its own
+    ("v1", "migrate-on-startup"), is written mostly in the older one's words."""
     if not new.off:
         return False
     held = old.keys | old.parts | old.value_texts
