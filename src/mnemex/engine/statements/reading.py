@@ -439,20 +439,26 @@ def leads_with_switch_off(text: str) -> bool:
 
 def _switched_off(text: str) -> tuple[tuple[frozenset[str], str], ...]:
     """`Statement.off` of `text`: each phrase it says was switched off, with its terms."""
+    return tuple(_off_phrase(m) for m in _off_matches(text))
+
+
+def _off_phrase(match: re.Match[str]) -> tuple[frozenset[str], str]:
+    return _span_terms(match.group("old")), normalise_name(match.group("old"))
+
+
+def _off_matches(text: str):
     forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
-    return tuple((_span_terms(m.group("old")), normalise_name(m.group("old"))) for rx in forms for m in rx.finditer(text))
+    return (m for rx in forms for m in rx.finditer(text))
 
 
 _OLD_REF = re.compile(r"\b(?:old|previous|former|legacy|existing) $", re.I)
 _OLD_START = re.compile(r"(?:(?:the|our|its|their) )?(?:old|previous|former|legacy|existing)\b", re.I)
 
 
-def _referred_off(text: str) -> frozenset[str]:
-    """`Statement.off_referred` of `text`."""
-    forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
-    return frozenset(normalise_name(m.group("old")) for rx in forms for m in rx.finditer(text)
-                     if _OLD_REF.search(text[max(0, m.start("old") - 12):m.start("old")])
-                     or _OLD_START.match(m.group("old")))
+def _referred(text: str, match: re.Match[str]) -> bool:
+    """Is the switched-off phrase `match` referred to as the old thing ("the old function name")?"""
+    return bool(_OLD_REF.search(text[max(0, match.start("old") - 12):match.start("old")])
+                or _OLD_START.match(match.group("old")))
 
 
 def read(text: str, entities: tuple[str, ...] | frozenset[str] = ()) -> Statement:
@@ -489,14 +495,16 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                 if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
                     bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
-    off = _switched_off(text)
+    matches = list(_off_matches(text))
+    off = tuple(_off_phrase(m) for m in matches)
     head_text = _head(main_text)
     head = terms_of(head_text)
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
     places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
-                     off=off, off_referred=_referred_off(text) if off else frozenset(), reason=frozenset(reason_only),
+                     off=off, off_referred=frozenset(whole for m, (_, whole) in zip(matches, off) if _referred(text, m)),
+                     reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
