@@ -145,6 +145,16 @@ def test_a_rule_made_stricter_in_other_words_is_offered(engine):
     assert MAYBE_OUTDATED_BY not in engine.recall([a.id], touch=False)[0].metadata
 
 
+def test_a_change_said_in_other_words_is_offered(engine):
+    """No value or name the rules can compare, but the new statement says something changed about
+    much the same thing: the agent is asked. A cued statement about something else is not offered."""
+    a = remember(engine, "Nightly backups are copied to the shared NAS in the server room.")
+    other = remember(engine, "The release checklist lives in docs/RELEASING.md.")
+    b = remember(engine, "Backups moved to object storage in another region after the flood scare.")
+    assert b.action == WriteAction.CREATED and [c.id for c in b.candidates] == [a.id], (b.reason, b.candidates)
+    assert "a change said" in b.candidates[0].reason and other.id not in {c.id for c in b.candidates}
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

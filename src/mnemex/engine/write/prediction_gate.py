@@ -180,7 +180,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             restated.append((memory, sim))
         elif relation is Relation.NONE and sim >= config.offer_at and memory.kind not in RECORD_KINDS \
                 and len(related) < config.max_candidates:
-            why = _gives_otherwise(old, new)
+            why = _gives_otherwise(old, new, sim, config)
             if why:
                 related.append(Candidate(memory, sim, why, False, sim >= config.mark_otherwise_at))
     best, sim = candidates[0]
@@ -223,10 +223,11 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                         candidates=tuple(related))
 
 
-def _gives_otherwise(old: Statement, new: Statement) -> str:
+def _gives_otherwise(old: Statement, new: Statement, sim: float = 1.0, config: GateConfig = DEFAULT_GATE) -> str:
     """What the newer statement gives that the older one, about much the same thing, does not (a
-    value, a name, the opposite polarity), or "" (nothing, or it is about another environment or
-    component)."""
+    value, a name, the opposite polarity, less or more allowed, something switched off, or, from
+    `offer_cued_at` up, a word that something changed), or "" (nothing, or it is about another
+    environment or component)."""
     if conflict(old, new):
         return ""
     e = evidence(old, new)
@@ -239,6 +240,8 @@ def _gives_otherwise(old: Statement, new: Statement) -> str:
         return "about the same thing, something switched off"
     if old.leeway and new.leeway == -old.leeway:  # "E-bikes can be parked anywhere" / "must now end at a station"
         return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
+    if new.change >= 0.5 and sim >= config.offer_cued_at:
+        return "about much the same thing, a change said"
     return ""
 
 
