@@ -224,6 +224,10 @@ def test_reading_host_ports_spaced_settings_and_who_changed_a_setting():
     assert said("Set the connect timeout to 30s.") >= 0.8
     assert said("`max_active_runs_per_dag` is set to 3 in airflow.cfg.") == 0.0  # a description, not a change
     assert "slack" in read("Failures page on-call; the Slack channel keeps receiving a copy.").left
+    # a one-word host gives its port too; a short number after a name is an image tag, not a port
+    local = read("Point the app at localhost:5433 while the other Postgres holds 5432.")
+    assert Value("5433", "port") in local.values and "localhost" in local.names
+    assert not any(v.kind == "port" for v in read("The compose file pins postgres:16 for the test database.").values)
     assert "email" in read("Requests show in the inbox; email only goes out as a daily digest.").left
 
 
@@ -296,7 +300,8 @@ def test_how_developers_say_a_thing_is_gone_or_swapped_is_a_change_cue():
                         ("Sentry is gone, use Crashlytics for crash reports.", "no longer"),
                         ("The shared signing key was revoked.", "no longer"),
                         ("Swapped urfave/cli out for cobra; shell completions come for free.", "replaced"),
-                        ("Publish status changes to `claims.v2` instead.", "instead")):
+                        ("Publish status changes to `claims.v2` instead.", "instead"),
+                        ("We moved the nightly exports over to the reporting bucket.", "moved")):
         assert label in dict(read(text).cues), text
     assert read("Swapped urfave/cli out for cobra.").left_spans[0][1] == "urfave/cli"
     assert read("Parties can have no more than six players.").cues == ()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from mnemex.engine.statements import said_otherwise
 from mnemex.engine.write.replacing import MAYBE_OUTDATED_BY
 from mnemex.errors import InvalidInputError, NotFoundError
 from mnemex.models import MemoryKind, MemoryStatus, WriteAction
@@ -153,6 +154,8 @@ def test_a_change_said_in_other_words_is_offered(engine):
     b = remember(engine, "Backups moved to object storage in another region after the flood scare.")
     assert b.action == WriteAction.CREATED and [c.id for c in b.candidates] == [a.id], (b.reason, b.candidates)
     assert "a change said" in b.candidates[0].reason and other.id not in {c.id for c in b.candidates}
+    # a word of change alone reaches the agent; it does not mark the older memory for read-time resolution
+    assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
 
 
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):

@@ -134,7 +134,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
     (r"\bswitch(?:ed|es|ing)?\b(?! (?:case|statement))", 1.0, "switched"),
     (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
-    (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ )?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
+    (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ ){0,3}?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
     (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
     (r"\b(?:removed|retired|decommissioned|sunset|dropped|ditched|abandoned|scrapped|killed)\b"
      r"|\b(?:was|were|has been|have been|got|is now|are now) deleted\b|\bdeleted (?:the|our|its|it|them)\b", 0.9, "removed"),
@@ -759,10 +759,12 @@ def _token(token: str, names: "_Names", values: set[Value]) -> None:
         unit = _UNITS.get(number.group(2).lower(), number.group(2).lower())
         values.add(Value(number.group(1) + unit, _kind_of(number.group(1), unit, "", token.startswith("v"))))
         return
-    host = re.fullmatch(r"([a-z0-9-]+(?:\.[a-z0-9-]+)+):(\d{2,5})", token, re.I)
-    if host:  # host:port — a location, and the port it gives is a value
-        names.add(host.group(1), "location")
-        values.add(Value(host.group(2), "port"))
+    # host:port — a location, and the port it gives is a value; a one-word host ("localhost:4000",
+    # "redis:6379") with a port of 3+ digits ("postgres:16" is an image tag)
+    host = re.fullmatch(r"([a-z0-9-]+(?:\.[a-z0-9-]+)+):(\d{2,5})|([a-z][a-z0-9-]*):(\d{3,5})", token, re.I)
+    if host:
+        names.add(host.group(1) or host.group(3), "location")
+        values.add(Value(host.group(2) or host.group(4), "port"))
         return
     names.add(token)
     version = re.search(r"[:@v-]?(\d+(?:\.\d+)+)(?:-\w+)?$", token)

@@ -181,8 +181,9 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
         elif relation is Relation.NONE and sim >= config.offer_at and memory.kind not in RECORD_KINDS \
                 and len(related) < config.max_candidates:
             why = _gives_otherwise(old, new, sim, config)
-            if why:
-                related.append(Candidate(memory, sim, why, False, sim >= config.mark_otherwise_at))
+            if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
+                marks = sim >= config.mark_otherwise_at and why != CHANGE_SAID
+                related.append(Candidate(memory, sim, why, False, marks))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
@@ -223,6 +224,9 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                         candidates=tuple(related))
 
 
+CHANGE_SAID = "about much the same thing, a change said"
+
+
 def _gives_otherwise(old: Statement, new: Statement, sim: float = 1.0, config: GateConfig = DEFAULT_GATE) -> str:
     """What the newer statement gives that the older one, about much the same thing, does not (a
     value, a name, the opposite polarity, less or more allowed, something switched off, or, from
@@ -241,7 +245,7 @@ def _gives_otherwise(old: Statement, new: Statement, sim: float = 1.0, config: G
     if old.leeway and new.leeway == -old.leeway:  # "E-bikes can be parked anywhere" / "must now end at a station"
         return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
     if new.change >= 0.5 and sim >= config.offer_cued_at:
-        return "about much the same thing, a change said"
+        return CHANGE_SAID
     return ""
 
 
