@@ -80,6 +80,16 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
     # an upper-case name tells one exporter from another of the same kind
     ("The GPX exporter writes elevations in metres, like 312.",
      "The Strava exporter writes elevations in feet, like 1024, rather than metres."),
+    # a second setting of one thing, each a code name of its own with its value
+    ("The ingest pods set maxRetries to 4.", "The ingest pods get requestTimeoutMs of 9000, nine seconds."),
+    # a word of change in capitals is a value ("the REPLACE policy")
+    ("SyncContactsJob uses unique job name `contact-sync` with the APPEND policy.",
+     "SyncInvoicesJob uses unique job name `invoice-sync` with the REPLACE policy."),
+    # a behaviour on a condition is no change ("when a tenant is deleted")
+    ("Exports are written under <bucket>/<tenant>/<date>.csv.",
+     "The `purge-exports` hook removes old export files when a tenant is deleted."),
+    # "from X" says where the subject comes from, a verb follows
+    ("Heads up: targetSdk is 34 for the courier app.", "Crash reports from the courier app go to Bugsnag."),
 ])
 def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES
@@ -112,6 +122,9 @@ def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     ("The cache connection is configured with `SHOP_CACHE_HOST` and `SHOP_CACHE_PORT`.",
      "Use `CACHE_URL` (like `redis://cache:6379/1`) to reach the cache; we dropped the separate host and port variables.",
      "a name was replaced"),
+    # "after ..." tells when a change happened: no condition, the old thing is still left behind
+    ("Keep the map rendering code in the `AtlasKit` module, please.",
+     "Map rendering lives in its own module, `TileForge`, after we split up the old kit module.", "as left behind"),
 ])
 def test_sure_replacements_say_why(old, new, why):
     verdict = compare(read(old), read(new), 0.7)

@@ -19,7 +19,8 @@ def conflict(old: Statement, new: Statement) -> str:
     subjects carry different labels ("Line 2" / "Line 4") or name different components; the
     sentences start with the same kind of thing under another name (the `spectator` crate / the
     `lobby` crate, the ADIF exporter / the Cabrillo exporter) or another number ("Shard 3" /
-    "Shard 4"); the newer one says it adds ("too", "also", "as well")."""
+    "Shard 4"); each gives a value of its own code-named setting (`backoffLimit` / `activeDeadlineSeconds`);
+    the newer one says it adds ("too", "also", "as well")."""
     if old.places - new.places and new.places - old.places:
         return f"about another environment ({', '.join(sorted(new.places - old.places))})"
     if not new.places and (side := _SIDE_SCOPE.search(old.text)):
@@ -46,9 +47,23 @@ def conflict(old: Statement, new: Statement) -> str:
     if old.head_numbers and new.head_numbers and old.head_numbers != new.head_numbers and old.head & new.head:
         # "Shard 3 holds ..." beside "Shard 4 holds ...": one of several like things, told by its number
         return f"about another {sorted(old.head & new.head)[0]} ({sorted(new.head_numbers)[0]})"
+    if setting := _another_setting(old, new, old_all, new_all):  # "backoffLimit to 2" / "activeDeadlineSeconds of 21600"
+        return f"about another setting ({setting})"
     if new.additive:
         return "it adds to it (also, too)"
     return ""
+
+
+def _another_setting(old: Statement, new: Statement, old_all: frozenset[str], new_all: frozenset[str]) -> str:
+    """Each gives a value beside an identifier written as code that the other never names ("Backup
+    Jobs set backoffLimit to 2" / "Backup Jobs get activeDeadlineSeconds of 21600"): two settings
+    of one thing. A key the newer one says it replaced is named by both (`left`), so a rename with
+    its cue still reads as one setting."""
+    if not (old.values and new.values):
+        return ""
+    own = lambda s, other: sorted(n for n, kind in s.shapes if kind == "code" and len(n) >= 5 and n not in other)  # noqa: E731
+    theirs, ours = own(old, new_all), own(new, old_all)
+    return ours[0] if theirs and ours else ""
 
 
 #: Abbreviations that name a kind of thing, not one thing ("the DAG", "the CDN").

@@ -482,13 +482,16 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     # the words of a restating phrase ("as noted before", "for the record") are not what it says
     said = terms_of(_RESTATING.sub(" ", main_text)).words if _RESTATING.search(main_text) else main.words
     words = frozenset(w for w in said - names if w not in GENERIC and w not in CUE_STEMS)
-    plain = _IN_A_NAME.sub("name", _NOT_A_CHANGE.sub(" ", text))
+    # a word in capitals is a value ("with the REPLACE policy"), not a word of change
+    plain = _CAPS_WORD.sub("name", _IN_A_NAME.sub("name", _NOT_A_CHANGE.sub(" ", text)))
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
     bare: set[str] = set()
     for rx in _LEFT:
         for m in rx.finditer(text):
             span = m.group("old")
+            if _behaviour(text, m, span):
+                continue
             found = _span_terms(span)
             if found:
                 spans.append((found, normalise_name(span)))
@@ -514,6 +517,21 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                                             if v.kind == "number" or v.kind.startswith("count:"))
                      | _designators(head_text),
                      labels=_labels(main_text), head_acronyms=_acronyms(head_text))
+
+
+_CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
+#: "removes the dumps when a plan is deleted": what happens on a condition, no change of the statement
+_CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I)
+
+
+def _behaviour(text: str, match: re.Match[str], span: str) -> bool:
+    """Does a phrase that looks like naming something left behind describe a behaviour instead: it
+    stands in a condition ("when a plan is deleted"), or its "from X" says where the subject comes
+    from and a verb follows ("Crash reports from the field app go to Crashlytics")?"""
+    if _CONDITION.search(text[: match.start()]):
+        return True
+    words = span.lower().split()
+    return bool(words) and match.group(0).lower().startswith("from ") and words[-1] in _VERBS
 
 
 _PERMITS = re.compile(r"\b(?:can|may|allowed|allows?|permitted|fine to|ok to|okay to|anywhere|anyone|free to|optional|"
