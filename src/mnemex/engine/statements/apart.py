@@ -61,9 +61,13 @@ def _another_setting(old: Statement, new: Statement, old_all: frozenset[str], ne
     its cue still reads as one setting."""
     if not (old.values and new.values):
         return ""
-    own = lambda s, other: sorted(n for n, kind in s.shapes if kind == "code" and len(n) >= 5 and n not in other)  # noqa: E731
-    theirs, ours = own(old, new_all), own(new, old_all)
+    theirs, ours = _code_names_apart(old, new_all), _code_names_apart(new, old_all)
     return ours[0] if theirs and ours else ""
+
+
+def _code_names_apart(s: Statement, other: frozenset[str]) -> list[str]:
+    """The identifiers `s` writes as code (5+ characters) that the other statement never names."""
+    return sorted(n for n, kind in s.shapes if kind == "code" and len(n) >= 5 and n not in other)
 
 
 #: Abbreviations that name a kind of thing, not one thing ("the DAG", "the CDN").

@@ -434,19 +434,17 @@ def leads_with_switch_off(text: str) -> bool:
     release job is switched off. Until ...", "Stop the Monday CSV uploads: ..."): a statement about
     a stop, not one that gives a new value and mentions in passing that the old thing stopped
     ("Nightly sales aggregation now runs as `sales_rollup_v2`. The previous DAG is paused ...")."""
-    return bool(_switched_off(_FIRST.split(text, maxsplit=1)[0]))
-
-
-def _switched_off(text: str) -> tuple[tuple[frozenset[str], str], ...]:
-    """`Statement.off` of `text`: each phrase it says was switched off, with its terms."""
-    return tuple(_off_phrase(m) for m in _off_matches(text))
+    return next(_off_matches(_FIRST.split(text, maxsplit=1)[0]), None) is not None
 
 
 def _off_phrase(match: re.Match[str]) -> tuple[frozenset[str], str]:
+    """A phrase of `Statement.off`: the terms of what was switched off, and its name."""
     return _span_terms(match.group("old")), normalise_name(match.group("old"))
 
 
 def _off_matches(text: str):
+    """The matches of each phrase `text` says was switched off (a stop at a step of a procedure,
+    "stop X before ...", is none)."""
     forms = _OFF if _STEP.search(text) else (*_OFF, _STOPPED)
     return (m for rx in forms for m in rx.finditer(text))
 
@@ -489,9 +487,9 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     bare: set[str] = set()
     for rx in _LEFT:
         for m in rx.finditer(text):
-            span = m.group("old")
-            if _behaviour(text, m, span):
+            if _behaviour(text, m):
                 continue
+            span = m.group("old")
             found = _span_terms(span)
             if found:
                 spans.append((found, normalise_name(span)))
@@ -524,13 +522,13 @@ _CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
 _CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I)
 
 
-def _behaviour(text: str, match: re.Match[str], span: str) -> bool:
+def _behaviour(text: str, match: re.Match[str]) -> bool:
     """Does a phrase that looks like naming something left behind describe a behaviour instead: it
     stands in a condition ("when a plan is deleted"), or its "from X" says where the subject comes
     from and a verb follows ("Crash reports from the field app go to Crashlytics")?"""
     if _CONDITION.search(text[: match.start()]):
         return True
-    words = span.lower().split()
+    words = match.group("old").lower().split()
     return bool(words) and match.group(0).lower().startswith("from ") and words[-1] in _VERBS
 
 

@@ -227,7 +227,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
 CHANGE_SAID = "about much the same thing, a change said"
 
 
-def _gives_otherwise(old: Statement, new: Statement, sim: float = 1.0, config: GateConfig = DEFAULT_GATE) -> str:
+def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateConfig) -> str:
     """What the newer statement gives that the older one, about much the same thing, does not (a
     value, a name, the opposite polarity, less or more allowed, something switched off, or, from
     `offer_cued_at` up, a word that something changed), or "" (nothing, or it is about another
