@@ -90,6 +90,23 @@ def test_supersede_precision_and_recall_on_hand_written_pairs(cosines):
      "The `purge-exports` hook removes old export files when a tenant is deleted."),
     # "from X" says where the subject comes from, a verb follows
     ("Heads up: targetSdk is 34 for the courier app.", "Crash reports from the courier app go to Bugsnag."),
+    # "from X" with a verb before "to": where the subject comes from, no move from X to Y
+    ("checkout-api answers its liveness probe on `GET /livez` on the app port.",
+     "Crash reports from checkout-api are sent to Sentry, project `shop-checkout`."),
+    # "not even" widens a rule, it names nothing left behind
+    ("Currency values always use `Decimal` with two places and ROUND_HALF_EVEN rounding.",
+     "Reminder: amounts are Decimals with two places and ROUND_HALF_EVEN, never floats, not even in fixtures."),
+    # a change verb of a habit ("is bumped by CI") tells no change; a platform alone is no subject
+    ("iOS minimum is 15.0, set in the Podfile.",
+     "The iOS build uses the `release-store` Fastlane lane, and the build number is bumped by CI."),
+    # each opens with a code name of its own: two things of a kind, even with a bare "instead"
+    ("The `ReportsImporter` module loads at `AfterNetwork` so it can reach the bucket.",
+     "The `ReportsExporter` module loads at `Boot`, since it only reads settings."),
+    ("In bronze, `orders_raw` partitions by (`shop_id`, `order_date`).",
+     "Bronze `refunds_raw` partitions by (`shop_id`, `refund_date`) instead."),
+    # a negation that shares only a name with the older statement says nothing of it
+    ("billing-sync listens on :7070 in local dev since 7000 clashed with AirPlay.",
+     "nobody runs billing-sync from a laptop anymore."),
 ])
 def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     assert compare(read(old), read(new), cosines.get((old, new), 0.8)).relation is not Relation.REPLACES
@@ -125,6 +142,12 @@ def test_look_alikes_are_never_sure_replacements(old, new, cosines):
     # "after ..." tells when a change happened: no condition, the old thing is still left behind
     ("Keep the map rendering code in the `AtlasKit` module, please.",
      "Map rendering lives in its own module, `TileForge`, after we split up the old kit module.", "as left behind"),
+    # a change said with "We" (stored as "The team lowered ..."): "the team" is no article before a participle
+    ("Max seats per booking is 6, set by MAX_SEATS_PER_BOOKING in the API config.",
+     "The team lowered MAX_SEATS_PER_BOOKING to 4 for every event.", "number changed: 6 -> 4"),
+    # a negation about what the other one says, beside a name both give
+    ("Interns may push to `main` on the docs repo.", "Nobody pushes to `main` on the docs repo anymore; open a PR.",
+     "negation flipped"),
 ])
 def test_sure_replacements_say_why(old, new, why):
     verdict = compare(read(old), read(new), 0.7)
@@ -188,6 +211,9 @@ def test_a_change_said_of_what_the_older_statement_is_about_replaces_it_however_
 
 
 @pytest.mark.parametrize("old,new", [
+    # "let us" is no region, and a platform alone is no subject: the old value is the other platform's
+    ("Priya turned on R8 for Android and raised the iOS target to 16.0 in the same PR.",
+     "Android now requires API 28, which let us drop the old camera shim."),
     ("The web app is bundled with Vite.", "The browser extension is bundled with webpack now."),
     ("The CLI is packaged with PyInstaller.", "The docs site is now built with mkdocs-material."),
     ("Releases are tagged by the `release.yml` workflow.", "Releases are announced in #releases by the bot now."),
@@ -563,3 +589,24 @@ def test_a_switch_off_names_the_thing_not_a_tool_that_qualifies_it():
 ])
 def test_reading_what_a_statement_lets_happen(text, leeway):
     assert read(text).leeway == leeway
+
+
+@pytest.mark.parametrize("text,changed", [
+    ("The team extended log retention to 90 days.", True),
+    ("Retention is extended to 90 days.", True),
+    ("The timeout is now bumped to 30 s.", True),
+    ("The build number is bumped by CI on every merge.", False),
+    ("Prices are raised every January.", False),
+    ("The operator supports every maintained minor, plus EKS extended support.", False),
+    ("The settings page has a reduced motion mode.", False),
+    ("The pool size is increased by 4 at peak.", True),
+])
+def test_a_word_of_change_tells_a_change_only_when_one_happened(text, changed):
+    assert any(label == "changed" for label, _ in read(text).cues) is changed
+
+
+def test_a_pronoun_is_no_region_and_an_acronyms_plural_is_the_acronym():
+    assert read("Let us drop the shim on Android.").places == {"android"}
+    assert "us" in read("Traffic from the US goes to us-east-1.").places
+    assert normalise_name("EUIs") == normalise_name("EUI") == "eui"
+    assert normalise_name("URLs") == "url"

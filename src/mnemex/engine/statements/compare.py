@@ -170,7 +170,26 @@ def evidence(old: Statement, new: Statement) -> Evidence:
                             and any(compatible(v, c) for c in came))
     return Evidence(named_again=named_again, same_shape=same_shape, subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
                     came_values=came, typed_change=typed, swapped=swapped, came_names=frozenset(came_names),
-                    extra=extra, missing=frozenset(missing - gone_names), negation_flip=old.negated != new.negated)
+                    extra=extra, missing=frozenset(missing - gone_names),
+                    negation_flip=old.negated != new.negated and _denies(old, new))
+
+
+#: Platforms (`reading._PLACE`): "Android" alone is no thing a statement is about.
+_PLATFORMS = frozenset({"ios", "android", "web", "desktop", "windows", "macos", "linux", "chrome", "firefox", "safari",
+                        "edge"})
+
+
+def _denies(old: Statement, new: Statement) -> bool:
+    """The negation is about what the other one says: its negated clause names something the other
+    holds ("No claimant PII in logs at any level" after "fine to log claimant names at Debug level"),
+    or the two share more than a name both give. Not when that name is all they share
+    ("nobody deploys permits-api from a laptop anymore" says nothing of "permits-api runs on :4010
+    in local dev")."""
+    no, yes = (old, new) if old.negated else (new, old)
+    # the name both give (a kebab name is read as words: permits-api)
+    both = (old.names & new.names) | {stem(p) for k in old.kebabs & new.kebabs for p in k.split("-") if p}
+    held = yes.words | yes.parts | yes.names
+    return bool((no.denied - both) & held) or bool((old.keys & new.keys) - both)
 
 
 def aboutness(subject: float, similarity: float | None) -> float:
@@ -181,9 +200,20 @@ def aboutness(subject: float, similarity: float | None) -> float:
     return max(subject, min(1.0, max(0.0, (similarity - 0.35) / 0.35)))
 
 
+def _other_lead(old: Statement, new: Statement) -> bool:
+    """Each opens with a code name the other does not hold ("The `GWEditorTools` module loads at ..." /
+    "The `GWEditorWidgets` module loads at ..."; "In silver, `sales_lines` dedups on ..." / "Silver
+    `returns_lines` dedups on ... instead"): two things of a kind, unless a word of change says one
+    became the other (`compare` asks this only below a cue of 0.9)."""
+    return bool(new.lead and old.lead and new.lead != old.lead
+                and new.lead not in old.keys | old.left and old.lead not in new.keys | new.left)
+
+
 def _other_subject(old: Statement, new: Statement) -> bool:
     """Without a cue, two parallel sentences that start with different names are about different
     things ("cards-service publishes ..." / "ledger-service publishes ...")."""
+    if _other_lead(old, new):
+        return True
     return bool(new.head & new.names - old.keys - old.left) and bool(old.head & old.names - new.keys - new.left)
 
 
@@ -203,7 +233,9 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     about = aboutness(e.subject, similarity)
     # the newer sentence is about what the older one is about ("Bundling moved to Vite" after
     # "The extension is bundled with webpack"): its cue is about that thing however far the wording
-    same_head = bool(new.head) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
+    # (a platform alone is no thing: "Android now requires API 26" is not about what "Femi turned on
+    # Hermes for Android" is)
+    same_head = bool(new.head - _PLATFORMS) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
     if similarity is not None and similarity < limits.min_similarity:
         cue = 0.0  # a change cue about something this far from the older statement is about something else
     changed = e.typed_change or e.swapped
@@ -231,7 +263,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif (e.swapped or new.left_spans and e.came_names and e.missing) and cue >= 0.9 \
             and about >= limits.cued_change:  # names are many: a swap needs more of the same subject
         sure = f"{what} ({_cue_label(new)})"
-    elif changed and cue >= 0.5 and about >= limits.cued_change:
+    elif changed and cue >= 0.5 and about >= limits.cued_change and not (cue < 0.9 and _other_lead(old, new)):
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or any(g.kind == c.kind for g in e.gone_values | e.named_again for c in e.came_values)) and same_head \
             and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)

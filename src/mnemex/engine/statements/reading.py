@@ -92,6 +92,16 @@ _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|
                            # a warning not to change it: "don't switch it to CSV", "never move it off S3"
                            r"|\b(?:don'?t|do not|never|shouldn'?t|should not|must not|mustn'?t|no need to)\s+(?:ever\s+)?"
                            r"(?:change|move|switch|replace|rename|migrate|swap|drop|remove)\b", re.I)
+#: A word of change that tells no change that happened: a habit in the present ("versionCode is
+#: bumped remotely", "prices are raised every January"; not "is raised to 30", "is now bumped"), or a
+#: participle that qualifies a noun ("plus EKS extended support", "with reduced motion").
+_NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped|raised|lowered|increased|decreased|"
+                       r"reduced|extended|shortened|relaxed|tightened|doubled|halved|upgraded|downgraded)\b"
+                       r"(?!\s+(?:[\w`.-]+\s+){0,3}?(?:to|from|up|down)\b|\s+by\s+v?\d))"
+                       # the name before it in capitals, the noun after it in lower case: "EKS extended support"
+                       r"|(?i:\b(?:with|plus|for|of|the|a|an|under|on))\s+(?:[A-Z][\w-]*\s+)?(?i:extended|reduced|"
+                       r"increased|decreased|raised|lowered|shortened|changed|upgraded)\s+"
+                       r"(?!(?:to|from|by|the|it|them|our|its|their|a|an)\b|\d)[a-z]+\b")
 #: A name joined by dashes or underscores ("tariff-changed", "moved_at"): a cue word in it says no change
 #: ("re-enabled" is a word, not a name).
 _IN_A_NAME = re.compile(r"\b(?![Rr]e-)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")
@@ -150,7 +160,10 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\bswap(?:s|ped|ping)?\b (?:[\w`./@-]+ ){1,4}?(?:out )?(?:for|with)\b", 1.0, "replaced"),
     (r"\bused to\b|\bformerly\b|\bpreviously\b|\boriginally\b", 1.0, "used to"),
     (r"\b(?:left|leaving|leaves) (?:[\w`.-]+ ){1,4}?behind\b", 0.9, "left behind"),
-    (r"\bfrom\b [^.;,]{1,60}? \bto\b", 0.7, "from X to Y"),
+    # not when a verb stands between: "Exceptions from permits-api are reported to X" says where
+    # the subject comes from, and the verb where it goes
+    (r"\bfrom\b (?:(?!\b(?:is|are|was|were|gets?|got|goes|go|went|flows?|lands?|ends? up)\b)[^.;,]){1,60}? \bto\b",
+     0.7, "from X to Y"),
     (r"(?:->|→|=>)", 0.9, "arrow"),
     (r"\b(?:changed|bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|"
      r"extended|shortened|relaxed|tightened|doubled|halved)\b"
@@ -186,6 +199,8 @@ _SPAN = (rf"(?P<old>(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+(?:[.:][^\s,.;:!?()
          rf"(?:\s+(?!{STOPPERS}\b)(?:`[^`]+`|[^\s,.;:!?()]+)){{0,4}}?)")
 _END = rf"(?=\s+{STOPPERS}\b|\s*[,.;:!?()]|\s*$)"
 _ART = r"(?:the |a |an |our |its |their |using |running )?(?:old |previous |former |legacy |existing )?"
+#: "not even in tests", "not just staging": the negation widens or narrows, it names no alternative.
+_NOT_ALTERNATIVE = r"(?!(?:even|just|only|yet|always|ever|quite|necessarily|really|exactly|so|too|very|all|every)\b)"
 #: Phrases naming what is left behind; group "old" is the thing that no longer holds.
 _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\bfrom {_ART}{_SPAN} (?:to|over to|onto|into)\b",
@@ -211,8 +226,8 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"(?:digest|summary)\b",
     rf"\b(?:took|taken|takes|take) over\b[^.;]{{0,80}}? from {_ART}{_SPAN}{_END}",
     rf"\bnot (?:on |in |at |with |using )?{_ART}{_SPAN} any ?more\b",
-    rf"(?:,|;|\(|\bbut|\band)\s*not {_ART}{_SPAN}{_END}",
-    rf"\bnot {_ART}{_SPAN},? but\b",
+    rf"(?:,|;|\(|\bbut|\band)\s*not {_NOT_ALTERNATIVE}{_ART}{_SPAN}{_END}",
+    rf"\bnot {_NOT_ALTERNATIVE}{_ART}{_SPAN},? but\b",
     rf"{_SPAN} ?(?:->|→|=>)",
     rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
     rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
@@ -246,7 +261,8 @@ _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so tha
                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
                      r"for now)\b\s?[^;,—]*", re.I)
 #: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
-_ALTERNATIVE = re.compile(r"(?:,|;|\(|\bbut|\band)\s*not\s+[^,.;()]+|\bnot\s+[^,.;()]+?,?\s+but\b", re.I)
+_ALTERNATIVE = re.compile(rf"(?:,|;|\(|\bbut|\band)\s*not\s+{_NOT_ALTERNATIVE}[^,.;()]+|\bnot\s+{_NOT_ALTERNATIVE}[^,.;()]+?,?\s+but\b",
+                          re.I)
 _NEGATION = re.compile(r"\b(?:not|never|no|nobody|no one|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|"
                        r"cannot|shouldn'?t|mustn'?t|disabled|without|nothing|none|stop(?:ped)?)\b", re.I)
 
@@ -304,7 +320,9 @@ def normalise_name(name: str) -> str:
     """A code or proper name in one spelling: `fetch_user`, fetchUser and FETCH-USER all give
     "fetchuser". A path keeps its slashes: `kestrel/registry/` is a folder, `kestrel-registry` a
     repo. A plain word ("Jenkins") is stemmed like any word; a code name keeps its ending
-    (`fetch_users` is another function)."""
+    (`fetch_users` is another function); an acronym's plural is the acronym ("APIs")."""
+    if re.fullmatch(r"[A-Z]{2,}s", name):  # "EUIs", "APIs", "PRs": the plural of an acronym
+        name = name[:-1]
     joined = re.sub(r"[^a-z0-9/]", "", name.lower()).strip("/")
     joined = re.sub(r"/+", "/", joined)
     plain = name.isalpha() and not re.search(r"[a-z][A-Z]", name)
@@ -390,6 +408,12 @@ class Statement:
     """What it lets happen: 1 when it permits ("can", "may", "allowed", "anywhere", "on by default",
     "opt out"), -1 when it restricts ("only", "must", "never", "read-only", "opt-in", "compiled out"),
     0 when neither or both."""
+    lead: str = ""
+    """The code name it opens with ("The `GWEditorTools` module loads ...", "In silver, `sales_lines`
+    dedups ..." -> gweditortools, saleslines): the thing it is about, when a name says it."""
+    denied: frozenset[str] = frozenset()
+    """Word stems of the clauses it negates ("nobody deploys from a laptop anymore" -> deploy,
+    laptop): what a negation is about, beside the names it shares."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -481,7 +505,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     said = terms_of(_RESTATING.sub(" ", main_text)).words if _RESTATING.search(main_text) else main.words
     words = frozenset(w for w in said - names if w not in GENERIC and w not in CUE_STEMS)
     # a word in capitals is a value ("with the REPLACE policy"), not a word of change
-    plain = _CAPS_WORD.sub("name", _IN_A_NAME.sub("name", _NOT_A_CHANGE.sub(" ", text)))
+    plain = _CAPS_WORD.sub("name", _IN_A_NAME.sub("name", _NO_EVENT.sub(" ", _NOT_A_CHANGE.sub(" ", text))))
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
     bare: set[str] = set()
@@ -501,12 +525,13 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     head_text = _head(main_text)
     head = terms_of(head_text)
     prose = _MARKED.sub(" ", _CODE_SPAN.sub(" ", main_text))
-    places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose))
+    # "US" is a region, "let us drop the shim" a pronoun
+    places = frozenset(_PLACE_WORDS.get(w.lower(), w.lower()) for w in _PLACE.findall(prose) if w != "us")
     return Statement(text=text, names=names, values=main.values, words=words, cues=cues,
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
                      off=off, off_referred=frozenset(whole for m, (_, whole) in zip(matches, off) if _referred(text, m)),
                      reason=frozenset(reason_only),
-                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))),
+                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text), lead=_lead(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
@@ -518,6 +543,28 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
 
 
 _CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
+
+
+#: A code-shaped word: in backticks, or joined by _ . / -, or camel case.
+_CODE_WORD = re.compile(r"`[^`]+`|[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*")
+
+
+def _lead(text: str) -> str:
+    """The code name among the first three words of the first clause (after a leading "In staging,"),
+    normalised, or ""."""
+    clause = re.sub(r"^\W*(?:in|on|for|at|with|after|since)\b[^,]{1,40},\s*", "", text.strip(), flags=re.I)
+    for token in clause.split()[:3]:
+        m = _CODE_WORD.fullmatch(token.strip(",.;:()'\""))
+        if m:
+            return normalise_name(m.group(0).strip("`"))
+    return ""
+
+
+def _denied(text: str) -> frozenset[str]:
+    """Word stems of the clauses `text` negates (not an alternative it names: "ruff, not flake8")."""
+    clauses = re.split(r"[;,.:!?()—–]+|\s-\s", _ALTERNATIVE.sub(" ", text))
+    return frozenset(w for c in clauses if _NEGATION.search(c) for t in [terms_of(c)] for w in t.words | t.names
+                     if w not in GENERIC and w not in CUE_STEMS)
 #: "removes the dumps when a plan is deleted": what happens on a condition, no change of the statement
 _CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I)
 
