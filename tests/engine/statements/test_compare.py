@@ -610,3 +610,18 @@ def test_a_pronoun_is_no_region_and_an_acronyms_plural_is_the_acronym():
     assert "us" in read("Traffic from the US goes to us-east-1.").places
     assert normalise_name("EUIs") == normalise_name("EUI") == "eui"
     assert normalise_name("URLs") == "url"
+
+
+@pytest.mark.parametrize("text,name", [
+    ("Wojciech owns query planner reviews.", "wojciech"),
+    ("Renata's platform squad owns the ingress.", "renata"),
+    ("Dependabot PRs get merged within a week.", "dependabot"),
+    ("Telemetry is opt-in.", ""),
+    ("Checkout requires an account.", ""),
+    ("Backups run nightly.", ""),
+    ("Deploys go out with Capistrano.", ""),
+    ("The team owns the ingress.", ""),
+    ("Rails.cache talks to Valkey.", ""),
+])
+def test_a_capitalised_first_word_that_is_no_english_word_is_read_as_a_name_to_offer(text, name):
+    assert read(text).opens_with == name

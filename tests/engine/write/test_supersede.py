@@ -158,6 +158,19 @@ def test_a_change_said_in_other_words_is_offered(engine):
     assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
 
 
+def test_a_name_opening_the_statement_is_offered(engine):
+    """A person or tool named only as the first word ("Wojciech owns ...") is read as a name for the
+    offer, not for a supersede, and marks nothing; a first word of common English offers nothing."""
+    a = remember(engine, "Query planner reviews go to Marisol; she wrote most of the cost model.")
+    b = remember(engine, "Wojciech owns query planner reviews and the cost model.")
+    assert b.action == WriteAction.CREATED and a.id in [c.id for c in b.candidates], (b.reason, b.candidates)
+    assert "opens with another name: wojciech" in next(c.reason for c in b.candidates if c.id == a.id)
+    assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
+    c = remember(engine, "The nightly vacuum job is scheduled by pg_cron on the primary.")
+    d = remember(engine, "Telemetry for the vacuum job goes nowhere; it only logs locally on the primary.")
+    assert c.id not in [x.id for x in d.candidates if "opens with" in x.reason]
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

@@ -12,8 +12,10 @@ and "a changed value" mean.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
 from functools import lru_cache
 
 # ------------------------------------------------------------------ vocabulary
@@ -408,6 +410,10 @@ class Statement:
     """What it lets happen: 1 when it permits ("can", "may", "allowed", "anywhere", "on by default",
     "opt out"), -1 when it restricts ("only", "must", "never", "read-only", "opt-in", "compiled out"),
     0 when neither or both."""
+    opens_with: str = ""
+    """A capitalised first word that is no English word ("Tomasz owns ...", "Dependabot PRs get
+    merged ..."; not "Telemetry", "Checkout"): likely a person's or a tool's name, which the reading of
+    names leaves out at the start of a sentence. Lower-cased; only ever a reason to offer."""
     lead: str = ""
     """The code name it opens with ("The `GWEditorTools` module loads ...", "In silver, `sales_lines`
     dedups ..." -> gweditortools, saleslines): the thing it is about, when a name says it."""
@@ -531,7 +537,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
                      off=off, off_referred=frozenset(whole for m, (_, whole) in zip(matches, off) if _referred(text, m)),
                      reason=frozenset(reason_only),
-                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text), lead=_lead(text),
+                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text), lead=_lead(text), opens_with=_opens_with(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
@@ -547,6 +553,46 @@ _CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
 
 #: A code-shaped word: in backticks, or joined by _ . / -, or camel case.
 _CODE_WORD = re.compile(r"`[^`]+`|[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*")
+
+
+@lru_cache(maxsize=1)
+def _english() -> frozenset[str]:
+    """Whole lower-case words of the default model's tokenizer vocabulary (about 22,000): common
+    English, which names mostly are not. Empty when the file cannot be read."""
+    try:
+        data = (resources.files("mnemex.embed") / "assets" / "minilm" / "tokenizer.json").read_bytes()
+        vocab = json.loads(data)["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+    return frozenset(w for w in vocab if w.isalpha() and w.islower() and len(w) > 1)
+
+
+#: Words of the trade the vocabulary lacks: a capitalised one opening a sentence is no name.
+_TRADE_WORDS = frozenset("""
+telemetry checkout firmware ingress egress calibration provisioning analytics backend frontend middleware
+webhook webhooks linter linting deploy deploys deployment rollback rollout repo monorepo runtime config
+changelog onboarding offboarding sandbox staging hotfix prod dev dashboard dashboards cron scheduler
+autoscaling backfill backfills upload uploads downloads signup login logout auth oauth sso timeout timeouts
+retries throttling caching sharding replicas replica failover namespace namespaces subnet subnets fyi
+heads reminder unused shadowing interns crashes metrics tracing logging alerting paging uptime snapshot timestamp
+dedup payout healthcheck
+""".split())
+
+
+def _opens_with(text: str) -> str:
+    """The capitalised first word (or its possessive: "Keiko's squad") when it is no English word."""
+    m = re.match(r"\W*([A-Z][a-z]{2,})(?:'s)?\b(?![-_.:/]\w)", text)
+    if not m:
+        return ""
+    word = m.group(1).lower()
+    english = _english()
+    if not english or word in STOP or word in _TRADE_WORDS or word in GENERIC:
+        return ""
+    forms = {word}
+    for end, back in (("s", ""), ("es", ""), ("ies", "y"), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e")):
+        if word.endswith(end):
+            forms.add(word[: -len(end)] + back)
+    return "" if forms & english or forms & _TRADE_WORDS else word
 
 
 def _lead(text: str) -> str:

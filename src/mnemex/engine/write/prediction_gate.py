@@ -182,7 +182,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                 and len(related) < config.max_candidates:
             why = _gives_otherwise(old, new, sim, config)
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
-                marks = sim >= config.mark_otherwise_at and why != CHANGE_SAID
+                marks = sim >= config.mark_otherwise_at and why != CHANGE_SAID and not why.startswith(OPENS_WITH)
                 related.append(Candidate(memory, sim, why, False, marks))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
@@ -225,11 +225,14 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
 
 
 CHANGE_SAID = "about much the same thing, a change said"
+#: A first word read as a name only by being no English word: weaker than a name read as such.
+OPENS_WITH = "about much the same thing, opens with another name"
 
 
 def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateConfig) -> str:
     """What the newer statement gives that the older one, about much the same thing, does not (a
-    value, a name, the opposite polarity, less or more allowed, something switched off, or, from
+    value, a name, the opposite polarity, less or more allowed, something switched off, a first word
+    that is no English word and that the older one never says (`Statement.opens_with`), or, from
     `offer_cued_at` up, a word that something changed), or "" (nothing, or it is about another
     environment or component)."""
     if conflict(old, new):
@@ -244,6 +247,8 @@ def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateCon
         return "about the same thing, something switched off"
     if old.leeway and new.leeway == -old.leeway:  # "E-bikes can be parked anywhere" / "must now end at a station"
         return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
+    if new.opens_with and new.opens_with not in old.text.lower():  # "Tomasz owns ...", "Dependabot PRs get ..."
+        return f"{OPENS_WITH}: {new.opens_with}"
     if new.change >= 0.5 and sim >= config.offer_cued_at:
         return CHANGE_SAID
     return ""
