@@ -625,3 +625,26 @@ def test_a_pronoun_is_no_region_and_an_acronyms_plural_is_the_acronym():
 ])
 def test_a_capitalised_first_word_that_is_no_english_word_is_read_as_a_name_to_offer(text, name):
     assert read(text).opens_with == name
+
+
+def test_a_consequence_is_what_a_statement_tells_when_nothing_else_is_said():
+    told = read("The nightly jobs kept overrunning, so the batch window is 300s.")
+    assert "300s" in told.value_texts and not told.reason
+    # beside a claim of its own, "so ..." stays a reason
+    assert read("Minimum target is Android 12, so we can use the splash API 2.").value_texts == {"12"}
+
+
+def test_a_setting_written_shorter_is_the_same_setting():
+    old, new = read("The web tier runs 4 VMs of Standard_B2ms."), read("Web tier: 6 VMs of B2ms across two zones.")
+    assert not conflict(old, new)
+    # two keys that are not one another still tell two settings apart
+    assert conflict(read("Backup Jobs set backoffLimit to 2."), read("Backup Jobs get activeDeadlineSeconds of 21600."))
+
+
+@pytest.mark.parametrize("text", [
+    "Self-service refunds are off during the migration; support issues them by hand.",
+    "Manual cert renewals are off: cert-manager owns every certificate now.",
+])
+def test_off_for_a_while_or_with_a_reason_is_a_switch_off(text):
+    assert read(text).off
+    assert not read("Dark mode is off by default.").off

@@ -66,8 +66,10 @@ def _another_setting(old: Statement, new: Statement, old_all: frozenset[str], ne
 
 
 def _code_names_apart(s: Statement, other: frozenset[str]) -> list[str]:
-    """The identifiers `s` writes as code (5+ characters) that the other statement never names."""
-    return sorted(n for n, kind in s.shapes if kind == "code" and len(n) >= 5 and n not in other)
+    """The identifiers `s` writes as code (5+ characters) that the other statement never names, in
+    full or shortened (`D4s_v5` is `Standard_D4s_v5`)."""
+    return sorted(n for n, kind in s.shapes if kind == "code" and len(n) >= 5 and n not in other
+                  and not any(len(o) >= 5 and (n.endswith(o) or o.endswith(n)) for o in other))
 
 
 #: Abbreviations that name a kind of thing, not one thing ("the DAG", "the CDN").

@@ -247,8 +247,9 @@ _NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13))
 #: names is what the older statement is about, not a value of it.
 _OFF = tuple(re.compile(rx, re.I) for rx in (
     rf"\b{_SPAN} (?:is|are|was|were|has been|have been|got|gets) (?:now |temporarily |currently |fully )?"
-    # a bare "off" only as a switch-off for now ("X is off for now"), not a default ("X is off by default")
-    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until)|removed|"
+    # a bare "off" only as a switch-off for now ("X is off for now", "X is off during the pilot", "X
+    # is off: ..."), not a default ("X is off by default")
+    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until|during|while)|off(?=\s*[:;]\s)|removed|"
     rf"retired|dropped|decommissioned)\b",
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
     # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..."
@@ -262,6 +263,10 @@ _REFERRING = re.compile(r"\b(?:the|a|an|our|its|their|old|previous|former|legacy
 _REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
                      r"for now)\b\s?[^;,—]*", re.I)
+#: A clause of consequence after a comma ("..., so the API lives on :8443"): taken as a reason
+#: (`_REASON`) unless nothing else is said; `_REASON_NOT_SO` is `_REASON` without it.
+_CONSEQUENCE = re.compile(r",\s*so (?:it|we|they|the)\b", re.I)
+_REASON_NOT_SO = re.compile(_REASON.pattern.replace("so (?:it|we|they|that|the)|", ""), re.I)
 #: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
 _ALTERNATIVE = re.compile(rf"(?:,|;|\(|\bbut|\band)\s*not\s+{_NOT_ALTERNATIVE}[^,.;()]+|\bnot\s+{_NOT_ALTERNATIVE}[^,.;()]+?,?\s+but\b",
                           re.I)
@@ -499,6 +504,12 @@ def read(text: str, entities: tuple[str, ...] | frozenset[str] = ()) -> Statemen
 def _read(text: str, entities: tuple[str, ...]) -> Statement:
     main_text = _REASON.sub(" ; ", text)
     main = terms_of(main_text)
+    if not (main.values or main.names) and _CONSEQUENCE.search(text):
+        # "Larger clinics weren't converging, so the rota solve budget is 240s": with nothing said
+        # outside it, a clause of consequence is what the statement tells
+        told = _REASON_NOT_SO.sub(" ; ", text)
+        if terms_of(told).values or terms_of(told).names:
+            main_text, main = told, terms_of(told)
     extra = {normalise_name(name): _ENTITY_SHAPES.get(kind, "kebab" if "-" in name else "name")
              for kind, _, name in (key.partition(":") for key in entities)
              if name and kind != "error" and normalise_name(name)}
