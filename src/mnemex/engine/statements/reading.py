@@ -260,13 +260,20 @@ _OFF = tuple(re.compile(rx, re.I) for rx in (
 _STOPPED = re.compile(rf"^\W*(?:stop|we stopped|stopped) {_ART}{_SPAN}{_END}", re.I)
 _STEP = re.compile(r"\b(?:first|then|before|after|once)\b", re.I)
 _REFERRING = re.compile(r"\b(?:the|a|an|our|its|their|old|previous|former|legacy|existing) $", re.I)
-_REASON = re.compile(r"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|so (?:it|we|they|that|the)|"
-                     r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
-                     r"for now)\b\s?[^;,—]*", re.I)
+_SO = r"so (?:it|we|they|that|the)|"
+
+
+def _reason(so: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|{so}"
+                      r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
+                      r"for now)\b\s?[^;,—]*", re.I)
+
+
+_REASON = _reason(_SO)
 #: A clause of consequence after a comma ("..., so the API lives on :8443"): taken as a reason
 #: (`_REASON`) unless nothing else is said; `_REASON_NOT_SO` is `_REASON` without it.
 _CONSEQUENCE = re.compile(r",\s*so (?:it|we|they|the)\b", re.I)
-_REASON_NOT_SO = re.compile(_REASON.pattern.replace("so (?:it|we|they|that|the)|", ""), re.I)
+_REASON_NOT_SO = _reason("")
 #: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
 _ALTERNATIVE = re.compile(rf"(?:,|;|\(|\bbut|\band)\s*not\s+{_NOT_ALTERNATIVE}[^,.;()]+|\bnot\s+{_NOT_ALTERNATIVE}[^,.;()]+?,?\s+but\b",
                           re.I)
