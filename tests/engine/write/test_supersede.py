@@ -171,6 +171,19 @@ def test_a_name_opening_the_statement_is_offered(engine):
     assert c.id not in [x.id for x in d.candidates if "opens with" in x.reason]
 
 
+def test_a_change_said_outright_far_in_the_embedding_is_offered_when_a_rare_word_is_shared(engine):
+    """Under offer_at in the embedding, but BM25 finds the older statement by a rare word and the new
+    one says outright it replaced something: the agent is asked; nothing is marked."""
+    a = remember(engine, "The Kotlin sources are formatted with ktfmt plus detekt as pre-commit hooks.")
+    b = remember(engine, "Spotless replaced both hooks: one Gradle task, roughly ten times faster in CI.")
+    offered = {c.id: c.reason for c in b.candidates}
+    assert b.action == WriteAction.CREATED and offered.get(a.id) == "shares a rare word, a change said", offered
+    assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
+    c = remember(engine, "Release notes are written by hand in CHANGELOG.md before tagging.")
+    d = remember(engine, "The GPU runners replaced the old CPU pool for the nightly model training job.")
+    assert c.id not in {x.id for x in d.candidates}
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

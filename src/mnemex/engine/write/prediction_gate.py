@@ -178,11 +178,15 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5 and not verdict.elsewhere))
         elif relation is Relation.RESTATES and sim >= config.restate_at:
             restated.append((memory, sim))
-        elif relation is Relation.NONE and sim >= config.offer_at and memory.kind not in RECORD_KINDS \
-                and len(related) < config.max_candidates:
-            why = _gives_otherwise(old, new, sim, config)
+        elif relation is Relation.NONE and memory.kind not in RECORD_KINDS and len(related) < config.max_candidates:
+            if sim >= config.offer_at:
+                why = _gives_otherwise(old, new, sim, config)
+            else:  # far in the embedding, but found by a shared rare word, and a change said outright
+                why = CHANGE_SAID_FAR if new.change >= 0.9 and sim >= config.offer_strong_cue_at \
+                    and not conflict(old, new) else ""
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
-                marks = sim >= config.mark_otherwise_at and why != CHANGE_SAID and not why.startswith(OPENS_WITH)
+                marks = sim >= config.mark_otherwise_at and why not in (CHANGE_SAID, CHANGE_SAID_FAR) \
+                    and not why.startswith(OPENS_WITH)
                 related.append(Candidate(memory, sim, why, False, marks))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
@@ -225,6 +229,8 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
 
 
 CHANGE_SAID = "about much the same thing, a change said"
+#: A change said outright beside a neighbour BM25 found, under `offer_at` in the embedding.
+CHANGE_SAID_FAR = "shares a rare word, a change said"
 #: A first word read as a name only by being no English word: weaker than a name read as such.
 OPENS_WITH = "about much the same thing, opens with another name"
 
