@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from functools import lru_cache
+from importlib import resources
 
 # ------------------------------------------------------------------ vocabulary
 STOP = frozenset("""
@@ -249,7 +249,8 @@ _OFF = tuple(re.compile(rx, re.I) for rx in (
     rf"\b{_SPAN} (?:is|are|was|were|has been|have been|got|gets) (?:now |temporarily |currently |fully )?"
     # a bare "off" only as a switch-off for now ("X is off for now", "X is off during the pilot", "X
     # is off: ..."), not a default ("X is off by default")
-    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until|during|while)|off(?=\s*[:;]\s)|removed|"
+    rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until|during|while)|"
+    rf"off(?=\s*[:;]\s)|removed|"
     rf"retired|dropped|decommissioned)\b",
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
     # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..."
@@ -275,8 +276,8 @@ _REASON = _reason(_SO)
 _CONSEQUENCE = re.compile(r",\s*so (?:it|we|they|the)\b", re.I)
 _REASON_NOT_SO = _reason("")
 #: "ruff, not flake8", "not X but Y": the negation names the alternative, it does not negate the statement.
-_ALTERNATIVE = re.compile(rf"(?:,|;|\(|\bbut|\band)\s*not\s+{_NOT_ALTERNATIVE}[^,.;()]+|\bnot\s+{_NOT_ALTERNATIVE}[^,.;()]+?,?\s+but\b",
-                          re.I)
+_ALTERNATIVE = re.compile(rf"(?:,|;|\(|\bbut|\band)\s*not\s+{_NOT_ALTERNATIVE}[^,.;()]+"
+                          rf"|\bnot\s+{_NOT_ALTERNATIVE}[^,.;()]+?,?\s+but\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|never|no|nobody|no one|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|"
                        r"cannot|shouldn'?t|mustn'?t|disabled|without|nothing|none|stop(?:ped)?)\b", re.I)
 
@@ -555,7 +556,8 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
                      off=off, off_referred=frozenset(whole for m, (_, whole) in zip(matches, off) if _referred(text, m)),
                      reason=frozenset(reason_only),
-                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text), lead=_lead(text), opens_with=_opens_with(text),
+                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text),
+                     lead=_lead(text), opens_with=_opens_with(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
@@ -629,6 +631,8 @@ def _denied(text: str) -> frozenset[str]:
     clauses = re.split(r"[;,.:!?()—–]+|\s-\s", _ALTERNATIVE.sub(" ", text))
     return frozenset(w for c in clauses if _NEGATION.search(c) for t in [terms_of(c)] for w in t.words | t.names
                      if w not in GENERIC and w not in CUE_STEMS)
+
+
 #: "removes the dumps when a plan is deleted": what happens on a condition, no change of the statement
 _CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I)
 
