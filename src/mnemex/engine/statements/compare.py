@@ -171,7 +171,7 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     return Evidence(named_again=named_again, same_shape=same_shape, subject=subject, reverse=reverse, left_hit=left_hit, gone_values=gone,
                     came_values=came, typed_change=typed, swapped=swapped, came_names=frozenset(came_names),
                     extra=extra, missing=frozenset(missing - gone_names),
-                    negation_flip=old.negated != new.negated and _denies(old, new))
+                    negation_flip=old.negated != new.negated and _denies(old, new, shared))
 
 
 #: Platforms (`reading._PLACE`): "Android" alone is no thing a statement is about.
@@ -179,15 +179,15 @@ _PLATFORMS = frozenset({"ios", "android", "web", "desktop", "windows", "macos", 
                         "edge"})
 
 
-def _denies(old: Statement, new: Statement) -> bool:
+def _denies(old: Statement, new: Statement, kebab_parts: frozenset[str]) -> bool:
     """The negation is about what the other one says: its negated clause names something the other
     holds ("No claimant PII in logs at any level" after "fine to log claimant names at Debug level"),
     or the two share more than a name both give. Not when that name is all they share
     ("nobody deploys permits-api from a laptop anymore" says nothing of "permits-api runs on :4010
     in local dev")."""
     no, yes = (old, new) if old.negated else (new, old)
-    # the name both give (a kebab name is read as words: permits-api)
-    both = (old.names & new.names) | {stem(p) for k in old.kebabs & new.kebabs for p in k.split("-") if p}
+    # the name both give (a kebab name both give is read as words: permits-api -> `kebab_parts`)
+    both = (old.names & new.names) | kebab_parts
     held = yes.words | yes.parts | yes.names
     return bool((no.denied - both) & held) or bool((old.keys & new.keys) - both)
 

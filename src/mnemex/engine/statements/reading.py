@@ -516,8 +516,9 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
         # "Larger clinics weren't converging, so the rota solve budget is 240s": with nothing said
         # outside it, a clause of consequence is what the statement tells
         told = _REASON_NOT_SO.sub(" ; ", text)
-        if terms_of(told).values or terms_of(told).names:
-            main_text, main = told, terms_of(told)
+        consequence = terms_of(told)
+        if consequence.values or consequence.names:
+            main_text, main = told, consequence
     extra = {normalise_name(name): _ENTITY_SHAPES.get(kind, "kebab" if "-" in name else "name")
              for kind, _, name in (key.partition(":") for key in entities)
              if name and kind != "error" and normalise_name(name)}
@@ -577,7 +578,8 @@ _CODE_WORD = re.compile(r"`[^`]+`|[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+|[a-z]+[A-Z
 
 @lru_cache(maxsize=1)
 def _english() -> frozenset[str]:
-    """Whole lower-case words of the default model's tokenizer vocabulary (about 22,000): common
+    """Whole lower-case words of the default model's tokenizer vocabulary (about 22,000), read as
+    data from the file shipped beside the embedder (this package imports no other): common
     English, which names mostly are not. Empty when the file cannot be read."""
     try:
         data = (resources.files("mnemex.embed") / "assets" / "minilm" / "tokenizer.json").read_bytes()
