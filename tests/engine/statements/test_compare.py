@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.engine.statements import Relation, asks_for_older, asks_in_words, compare, conflict, leads_with_switch_off, read
+from mnemex.engine.statements import (
+    Relation,
+    asks_for_older,
+    asks_in_words,
+    compare,
+    conflict,
+    evidence,
+    leads_with_switch_off,
+    read,
+)
 from mnemex.engine.statements.reading import Value, normalise_name, shape
 from tests.engine.statements.pairs import PAIRS
 
@@ -648,3 +657,54 @@ def test_a_setting_written_shorter_is_the_same_setting():
 def test_off_for_a_while_or_with_a_reason_is_a_switch_off(text):
     assert read(text).off
     assert not read("Dark mode is off by default.").off
+
+
+@pytest.mark.parametrize("text,moved", [
+    ("Everything the worker needs from Vault has to go through the sidecar.", False),
+    ("Anything the plugin wants from the host must go through the RPC layer.", False),
+    ("Alerts moved from email to the #ops channel.", True),
+    ("We went from nightly builds to builds on every merge.", True),
+])
+def test_from_then_a_verb_before_to_is_no_move(text, moved):
+    assert any(label == "from X to Y" for label, _ in read(text).cues) is moved
+
+
+def test_a_leading_source_with_a_colon_is_no_time_of_change():
+    assert not read("From the postmortem: retries are capped at three, with jitter.").cues
+    assert read("Since the outage, retries are capped at three.").change >= 0.5
+
+
+def test_both_saying_a_thing_does_not_hold_is_no_flip():
+    old = read("Order totals are integer pence in the ledger, never floats.")
+    new = read("Per the audit: totals are kept as integer pence, not strings and certainly not floats.")
+    assert not evidence(old, new).negation_flip
+    # the opposite said is still a flip
+    assert evidence(old, read("Order totals are stored as floats now, not integer pence.")).negation_flip
+
+
+def test_one_standing_for_a_thing_counts_nothing():
+    assert read("We run about 30 stores; the largest one has 900 staff.").value_texts == {"30", "900"}
+    assert "1" in read("Merges need one approval.").value_texts
+
+
+def test_more_on_a_subject_adds_to_it():
+    new = read("More on the rate limiter: tenants above 500 rps fall back to a token bucket per node.")
+    assert new.additive
+    assert conflict(read("The rate limiter allows 200 rps per tenant."), new)
+
+
+def test_two_statements_each_opening_with_another_place_are_about_two_places():
+    old = read("On the build farm, compilers come from `module load gcc/13`.")
+    new = read("On developer laptops, the devcontainer ships clang 18 instead of the farm modules.")
+    assert conflict(old, new).startswith("about another place")
+    assert compare(old, new, 0.5).relation is not Relation.REPLACES
+    # "For now," is a time, no place
+    assert not read("For now, compilers come from the devcontainer.").scope
+    assert not conflict(old, read("On the build farm, compilers now come from Spack instead of the modules."))
+
+
+def test_a_glob_is_a_pattern_no_piece_of_code():
+    assert shape("tar_health_*") == "pattern"
+    old = read("Jobs for the billing module are named `job_billing_*`.")
+    new = read("Everything runs through the scheduler now: `sched_run()` rebuilds whatever is stale.")
+    assert compare(old, new, 0.55).relation is not Relation.REPLACES

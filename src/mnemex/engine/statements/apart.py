@@ -28,6 +28,10 @@ def conflict(old: Statement, new: Statement) -> str:
         # that names no environment speaks of the main one, not of the side one the older one is about
         # ("the `stg_` prefix for staging models" names a layer, no environment)
         return f"the older one is about {side.group(1).lower()} only"
+    if old.scope and new.scope and not old.scope & new.scope:
+        # "On the Brisa cluster, load ..." beside "On laptops, the Docker image ships ...": each says
+        # where it holds, and the two settings differ
+        return f"about another place ({', '.join(sorted(new.scope))})"
     labels = {w: d for w, d in old.labels}
     for word, mark in sorted(new.labels):
         if labels.get(word, mark) != mark:  # "The Line 2 collector ..." beside "The Line 4 collector ..."

@@ -186,6 +186,8 @@ def _denies(old: Statement, new: Statement, kebab_parts: frozenset[str]) -> bool
     ("nobody deploys permits-api from a laptop anymore" says nothing of "permits-api runs on :4010
     in local dev")."""
     no, yes = (old, new) if old.negated else (new, old)
+    if no.denied & yes.refused:  # both say it does not hold ("never floats" / "not decimals and not floats")
+        return False
     # the name both give (a kebab name both give is read as words: permits-api -> `kebab_parts`)
     both = (old.names & new.names) | kebab_parts
     held = yes.words | yes.parts | yes.names

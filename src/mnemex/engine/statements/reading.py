@@ -82,6 +82,8 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "sixty": 60, "ninety": 90,
                  "hundred": 100, "single": 1, "twice": 2}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b(?=\s+[a-z])", re.I)
+#: "the biggest one seats 2,400", "this one", "which one": "one" stands for a thing, it counts nothing.
+_PRONOUN_ONE = re.compile(r"\b(?:the|this|that|which|each|every|any|another|its|our|their|your|my)(?:\s+[a-z]+)?\s+$", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9'+-]*[a-z0-9+]|[a-z]")
 _COMMON_CAPS = frozenset({"API", "APIS", "URL", "URLS", "HTTP", "HTTPS", "JSON", "YAML", "TOML", "CSV", "SQL", "CLI",
                           "SDK", "PR", "PRS", "CI", "CD", "UI", "UX", "DB", "ID", "IDS", "TODO", "NOTE", "README",
@@ -110,7 +112,8 @@ _IN_A_NAME = re.compile(r"\b(?![Rr]e-)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")
 #: "too" adds only where a clause ends ("staging gets a copy too", "X, too, ..."), not before what it
 #: qualifies ("too easily confused", "too slow").
 _ADDITIVE = re.compile(r"\btoo\b(?=\s*(?:[,.;:!?)—]|$|and\b|but\b|so\b|now\b))|"
-                       r"\b(?:also|as well(?! as)|in addition|additionally|likewise|on top of)\b", re.I)
+                       r"\b(?:also|as well(?! as)|in addition|additionally|likewise|on top of)\b"
+                       r"|^\W*(?:more|one more thing|a bit more) (?:on|about)\b[^.;:]{1,60}:", re.I)
 _RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:(?:I|we) )?(?:noted|mentioned|agreed|said)(?: (?:before|earlier|above|previously))?|reminder|nothing changed|"
                         r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record|"
                         r"(?:just )?to restate|restating|as a reminder|once more)\b", re.I)
@@ -164,7 +167,8 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:left|leaving|leaves) (?:[\w`.-]+ ){1,4}?behind\b", 0.9, "left behind"),
     # not when a verb stands between: "Exceptions from permits-api are reported to X" says where
     # the subject comes from, and the verb where it goes
-    (r"\bfrom\b (?:(?!\b(?:is|are|was|were|gets?|got|goes|go|went|flows?|lands?|ends? up)\b)[^.;,]){1,60}? \bto\b",
+    (r"\bfrom\b (?:(?!\b(?:is|are|was|were|gets?|got|goes|go|went|flows?|lands?|ends? up|has|have|had|needs?|must|"
+     r"should|ought|wants?|able|going)\b)[^.;,]){1,60}? \bto\b",
      0.7, "from X to Y"),
     (r"(?:->|→|=>)", 0.9, "arrow"),
     (r"\b(?:changed|bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|"
@@ -179,7 +183,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
     (r"\b(?:(?<!\bjust )(?<!\buntil )(?<!\btill )(?<!\bup to )(?<!\bby )now|nowadays|these days|from now on|going forward|"
      r"as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
-    (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;]{1,50},"
+    (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;:]{1,50},"
      r"|\b(?:since|starting(?: with)?|from) (?:the |this |last |our )?(?:reorg|migration|upgrade|cutover|switch|move|"
      r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b", 0.5, "since"),
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
@@ -433,6 +437,12 @@ class Statement:
     denied: frozenset[str] = frozenset()
     """Word stems of the clauses it negates ("nobody deploys from a laptop anymore" -> deploy,
     laptop): what a negation is about, beside the names it shares."""
+    refused: frozenset[str] = frozenset()
+    """Word stems of every clause it negates, an alternative it names included ("integer cents, not
+    decimals and definitely not floats" -> decimal, float): what it says does not hold."""
+    scope: frozenset[str] = frozenset()
+    """Words of the setting it opens with ("On laptops, ...", "On the Brisa cluster, ...", "For the iOS
+    app, ..."): where what it says holds."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -558,6 +568,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      off=off, off_referred=frozenset(whole for m, (_, whole) in zip(matches, off) if _referred(text, m)),
                      reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text),
+                     refused=_denied(main_text, alternatives=True), scope=_scope(text),
                      lead=_lead(text), opens_with=_opens_with(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
@@ -617,6 +628,24 @@ def _opens_with(text: str) -> str:
     return "" if forms & english or forms & _TRADE_WORDS else word
 
 
+#: A setting a statement opens with: "On laptops, ...", "In the Docker image, ...", "For the iOS app, ...".
+_SCOPE = re.compile(r"^\W*(?:on|in|inside|within|for|under)\s+([^,:;]{2,40}?)\s*,", re.I)
+#: ... but not a time or a manner of speaking ("For now, ...", "In practice, ...").
+_NO_SCOPE = frozenset({"now", "moment", "meantime", "meanwhile", "future", "general", "practice", "short",
+                       "average", "time", "today", "addition", "fact", "particular", "total", "case", "theory",
+                       "summary", "short", "sum", "turn", "contrast", "comparison", "order", "part", "principle"})
+
+
+def _scope(text: str) -> frozenset[str]:
+    """Word stems of the setting `text` opens with ("On the Brisa cluster, ..." -> brisa, cluster), or none."""
+    m = _SCOPE.match(text)
+    if not m:
+        return frozenset()
+    found = terms_of(m.group(1))
+    words = frozenset(found.words | found.names) - GENERIC
+    return frozenset() if not words or words & _NO_SCOPE else words
+
+
 def _lead(text: str) -> str:
     """The code name among the first three words of the first clause (after a leading "In staging,"),
     normalised, or ""."""
@@ -628,9 +657,10 @@ def _lead(text: str) -> str:
     return ""
 
 
-def _denied(text: str) -> frozenset[str]:
-    """Word stems of the clauses `text` negates (not an alternative it names: "ruff, not flake8")."""
-    clauses = re.split(r"[;,.:!?()—–]+|\s-\s", _ALTERNATIVE.sub(" ", text))
+def _denied(text: str, alternatives: bool = False) -> frozenset[str]:
+    """Word stems of the clauses `text` negates (not an alternative it names: "ruff, not flake8",
+    unless `alternatives`)."""
+    clauses = re.split(r"[;,.:!?()—–]+|\s-\s", text if alternatives else _ALTERNATIVE.sub(" ", text))
     return frozenset(w for c in clauses if _NEGATION.search(c) for t in [terms_of(c)] for w in t.words | t.names
                      if w not in GENERIC and w not in CUE_STEMS)
 
@@ -786,6 +816,8 @@ def shape(raw: str) -> str:
     a constant, a flag), a kebab-case name (a repo, a crate, a service: either), or a name (a
     tool, a product, a channel). A swapped name only counts when both have compatible shapes."""
     token = raw.strip("`'\".,;:()")
+    if "*" in token:
+        return "pattern"  # a glob: how names are made (`tar_health_*`, `*.spec.ts`), no one thing
     if "://" in token or "/" in token:
         return "location"
     if re.fullmatch(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", token):
@@ -806,8 +838,10 @@ def shape(raw: str) -> str:
 
 
 def shapes_compatible(a: str, b: str) -> bool:
-    """A kebab-case name (a repo, a service, a crate) may stand for a name or a location, not for code."""
-    return a == b or ("kebab" in (a, b) and "code" not in (a, b))
+    """A kebab-case name (a repo, a service, a crate) may stand for a name or a location, not for code;
+    a glob (`tests/**/*.spec.ts`) for a location, never for one piece of code (`tar_make()`)."""
+    return a == b or ("kebab" in (a, b) and "code" not in (a, b) and "pattern" not in (a, b)) \
+        or {a, b} == {"pattern", "location"}
 
 
 _URL_PORT = re.compile(r"://[^/\s:@]+:(\d{2,5})\b")
@@ -843,7 +877,7 @@ def terms_of(text: str) -> Terms:
     rest = _PROSE_COMPOUND.sub(lambda m: m.group(0).replace("-", " "), rest)
     take(_COMPOUND, lambda m: _token(m.group(0), names, values))
     take(_CAMEL, lambda m: names.add(m.group(0)))
-    rest = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), rest)
+    rest = _NUMBER_WORD.sub(_number_word, rest)
     rest = _numbers(rest, values)
     take(_ALNUM, lambda m: names.add(m.group(0)))
     rest = _CONSTANT.sub(lambda m: f" {m.group(0).lower()} " if m.group(0) in _COMMON_CAPS or re.fullmatch(r"[A-Z]{2,4}", m.group(0))
@@ -853,6 +887,13 @@ def terms_of(text: str) -> Terms:
     return Terms(frozenset(names.shapes), frozenset(values),
                  frozenset(w for w in words if len(w) > 1 and w not in STOP), frozenset(names.shapes.items()),
                  frozenset(names.settings.items()))
+
+
+def _number_word(m: re.Match[str]) -> str:
+    word = m.group(1)
+    if word.lower() == "one" and _PRONOUN_ONE.search(m.string[: m.start()]):
+        return word
+    return str(_NUMBER_WORDS[word.lower()])
 
 
 def _code_span(span: str, names: "_Names", values: set[Value]) -> None:
