@@ -184,6 +184,18 @@ def test_a_change_said_outright_far_in_the_embedding_is_offered_when_a_rare_word
     assert c.id not in {x.id for x in d.candidates}
 
 
+def test_much_the_same_thing_said_in_other_words_is_offered_and_marks_nothing(engine):
+    """No value, name or word of change, but very close in the embedding and with words of its own:
+    an update stated plainly or a reminder, which only the agent can tell apart."""
+    a = remember(engine, "Spare filter cartridges are kept in the basement storeroom.")
+    b = remember(engine, "Filter cartridge spares live in the cupboard beside the loading bay.")
+    offered = {c.id: c.reason for c in b.candidates}
+    assert b.action == WriteAction.CREATED
+    assert offered.get(a.id) == "about much the same thing in other words: an update said plainly, or a reminder"
+    assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
+    assert not engine.recall([a.id], touch=False)[0].metadata.get("maybe_outdated_by")
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

@@ -34,6 +34,7 @@ from mnemex.engine.statements import (
     compare,
     conflict,
     evidence,
+    holds_all,
     read,
     swaps_words,
 )
@@ -185,7 +186,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                 why = CHANGE_SAID_FAR if new.change >= 0.9 and sim >= config.offer_strong_cue_at \
                     and not conflict(old, new) else ""
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
-                marks = sim >= config.mark_otherwise_at and why not in (CHANGE_SAID, CHANGE_SAID_FAR) \
+                marks = sim >= config.mark_otherwise_at and why not in (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR) \
                     and not why.startswith(OPENS_WITH)
                 related.append(Candidate(memory, sim, why, False, marks))
     best, sim = candidates[0]
@@ -231,6 +232,8 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
 CHANGE_SAID = "about much the same thing, a change said"
 #: A change said outright beside a neighbour BM25 found, under `offer_at` in the embedding.
 CHANGE_SAID_FAR = "shares a rare word, a change said"
+#: Much the same thing in other words, with nothing the rules read as a change.
+SAID_NEAR = "about much the same thing in other words: an update said plainly, or a reminder"
 #: A first word read as a name only by being no English word: weaker than a name read as such.
 OPENS_WITH = "about much the same thing, opens with another name"
 
@@ -238,9 +241,9 @@ OPENS_WITH = "about much the same thing, opens with another name"
 def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateConfig) -> str:
     """What the newer statement gives that the older one, about much the same thing, does not (a
     value, a name, the opposite polarity, less or more allowed, something switched off, a first word
-    that is no English word and that the older one never says (`Statement.opens_with`), or, from
-    `offer_cued_at` up, a word that something changed), or "" (nothing, or it is about another
-    environment or component)."""
+    that is no English word and that the older one never says (`Statement.opens_with`), from
+    `offer_cued_at` up a word that something changed, or, from `offer_near_at` up, words of its own
+    about much the same thing), or "" (nothing, or it is about another environment or component)."""
     if conflict(old, new):
         return ""
     e = evidence(old, new)
@@ -257,6 +260,8 @@ def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateCon
         return f"{OPENS_WITH}: {new.opens_with}"
     if new.change >= 0.5 and sim >= config.offer_cued_at:
         return CHANGE_SAID
+    if sim >= config.offer_near_at and not holds_all(old, new):
+        return SAID_NEAR
     return ""
 
 
