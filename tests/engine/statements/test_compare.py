@@ -708,3 +708,10 @@ def test_a_glob_is_a_pattern_no_piece_of_code():
     old = read("Jobs for the billing module are named `job_billing_*`.")
     new = read("Everything runs through the scheduler now: `sched_run()` rebuilds whatever is stale.")
     assert compare(old, new, 0.55).relation is not Relation.REPLACES
+
+
+def test_lower_case_words_that_are_no_english_word_are_read_as_likely_names():
+    assert read("Static analysis for the firmware is cppcheck, run nightly.").unknown == {"cppcheck"}
+    assert "clang" in read("clang-tidy is our static analyzer, and it gates every merge.").unknown
+    # English words the tokenizer splits, code spans and URLs are none
+    assert not read("Formatting runs synchronously in `ormolu` from https://hooks.example.org/fmt.").unknown

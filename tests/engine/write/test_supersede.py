@@ -196,6 +196,16 @@ def test_much_the_same_thing_said_in_other_words_is_offered_and_marks_nothing(en
     assert not engine.recall([a.id], touch=False)[0].metadata.get("maybe_outdated_by")
 
 
+def test_a_tool_written_as_a_word_replaced_by_another_is_offered_and_marks_nothing(engine):
+    """Lower-case tool names are words to the reading of names; each statement giving one that is no
+    English word and that the other lacks is likely one tool for another."""
+    a = remember(engine, "Static checks for the driver code use cppcheck in the nightly job.")
+    b = remember(engine, "The driver code is checked by clang-tidy with the modernize checks on every merge.")
+    offered = {c.id: c.reason for c in b.candidates}
+    assert b.action == WriteAction.CREATED and offered.get(a.id, "").startswith("about much the same thing, another name")
+    assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

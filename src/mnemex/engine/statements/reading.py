@@ -431,6 +431,9 @@ class Statement:
     """A capitalised first word that is no English word ("Tomasz owns ...", "Dependabot PRs get
     merged ..."; not "Telemetry", "Checkout"): likely a person's or a tool's name, which the reading of
     names leaves out at the start of a sentence. Lower-cased; only ever a reason to offer."""
+    unknown: frozenset[str] = frozenset()
+    """Lower-case words that are no English word ("cppcheck", "fourmolu"): likely tools' names written
+    as words. Only ever a reason to offer."""
     lead: str = ""
     """The code name it opens with ("The `GWEditorTools` module loads ...", "In silver, `sales_lines`
     dedups ..." -> gweditortools, saleslines): the thing it is about, when a name says it."""
@@ -569,7 +572,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text),
                      refused=_denied(main_text, alternatives=True), scope=_scope(text),
-                     lead=_lead(text), opens_with=_opens_with(text),
+                     lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
@@ -608,24 +611,40 @@ changelog onboarding offboarding sandbox staging hotfix prod dev dashboard dashb
 autoscaling backfill backfills upload uploads downloads signup login logout auth oauth sso timeout timeouts
 retries throttling caching sharding replicas replica failover namespace namespaces subnet subnets fyi
 heads reminder unused shadowing interns crashes metrics tracing logging alerting paging uptime snapshot timestamp
-dedup payout healthcheck
+dedup payout healthcheck endpoint endpoints cert certs indent
 """.split())
 
 
 def _opens_with(text: str) -> str:
     """The capitalised first word (or its possessive: "Keiko's squad") when it is no English word."""
     m = re.match(r"\W*([A-Z][a-z]{2,})(?:'s)?\b(?![-_.:/]\w)", text)
-    if not m:
-        return ""
-    word = m.group(1).lower()
+    return m.group(1).lower() if m and _foreign(m.group(1).lower()) else ""
+
+
+def _foreign(word: str) -> bool:
+    """Is the lower-case `word` no English word (nor a word of the trade), in any of its common forms?"""
     english = _english()
     if not english or word in STOP or word in _TRADE_WORDS or word in GENERIC:
-        return ""
+        return False
     forms = {word}
     for end, back in (("s", ""), ("es", ""), ("ies", "y"), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e")):
         if word.endswith(end):
             forms.add(word[: -len(end)] + back)
-    return "" if forms & english or forms & _TRADE_WORDS else word
+    return not (forms & english or forms & _TRADE_WORDS)
+
+
+def _unknown(text: str) -> frozenset[str]:
+    """Lower-case words of `text`, outside code spans and URLs, that are no English word ("cppcheck",
+    "fourmolu", "clang" of clang-tidy): mostly names of tools the reading of names cannot tell from
+    words, for they are written in lower case."""
+    prose = _URL.sub(" ", _CODE_SPAN.sub(" ", text))
+    return frozenset(w for w in re.findall(r"(?<![\w.@/-])[a-z]{4,}(?![\w@/])", prose)
+                     if not w.endswith(_ENGLISH_ENDINGS) and _foreign(w))
+
+
+#: Endings of English words the tokenizer splits ("formatting", "synchronously", "analyzer").
+_ENGLISH_ENDINGS = ("ing", "tion", "sion", "ment", "ness", "ly", "able", "ible", "ize", "ise", "ized", "ised", "ity",
+                    "ous", "ive", "er", "ers", "ed", "ies", "ful", "less", "ism", "ist", "ance", "ence")
 
 
 #: A setting a statement opens with: "On laptops, ...", "In the Docker image, ...", "For the iOS app, ...".

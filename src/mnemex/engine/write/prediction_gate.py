@@ -187,7 +187,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                     and not conflict(old, new) else ""
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
                 marks = sim >= config.mark_otherwise_at and why not in (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR) \
-                    and not why.startswith(OPENS_WITH)
+                    and not why.startswith((OPENS_WITH, WORD_SWAPPED))
                 related.append(Candidate(memory, sim, why, False, marks))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
@@ -232,6 +232,8 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
 CHANGE_SAID = "about much the same thing, a change said"
 #: A change said outright beside a neighbour BM25 found, under `offer_at` in the embedding.
 CHANGE_SAID_FAR = "shares a rare word, a change said"
+#: Each gives a word that is no English word the other lacks: likely one tool's name for another's.
+WORD_SWAPPED = "about much the same thing, another name"
 #: Much the same thing in other words, with nothing the rules read as a change.
 SAID_NEAR = "about much the same thing in other words: an update said plainly, or a reminder"
 #: A first word read as a name only by being no English word: weaker than a name read as such.
@@ -258,6 +260,9 @@ def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateCon
         return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
     if new.opens_with and new.opens_with not in old.text.lower():  # "Tomasz owns ...", "Dependabot PRs get ..."
         return f"{OPENS_WITH}: {new.opens_with}"
+    came = sorted(w for w in new.unknown if w not in old.text.lower())
+    if came and any(w not in new.text.lower() for w in old.unknown):  # "cppcheck" ... / "clang-tidy ..."
+        return f"{WORD_SWAPPED}: {came[0]}"
     if new.change >= 0.5 and sim >= config.offer_cued_at:
         return CHANGE_SAID
     if sim >= config.offer_near_at and not holds_all(old, new):
