@@ -715,3 +715,44 @@ def test_lower_case_words_that_are_no_english_word_are_read_as_likely_names():
     assert "clang" in read("clang-tidy is our static analyzer, and it gates every merge.").unknown
     # English words the tokenizer splits, code spans and URLs are none
     assert not read("Formatting runs synchronously in `ormolu` from https://hooks.example.org/fmt.").unknown
+
+
+@pytest.mark.parametrize("text,cued", [
+    ("A subscription can be paused by the customer and resumed later.", False),
+    ("Debug tracing is turned on with TRACE=1.", False),
+    ("No interest accrues while paused.", False),
+    ("The billing export is paused while the ledger migration runs.", True),
+    ("The nightly export was paused.", True),
+])
+def test_what_can_be_done_or_holds_on_a_condition_is_no_event(text, cued):
+    assert (read(text).change >= 0.5) is cued
+
+
+def test_switch_as_a_noun_and_now_in_a_label_are_no_words_of_change():
+    assert not read("The upload service has its own kill switch: UPLOADS_OFF=1.").cues
+    assert read("We switch to the new runner next week.").change == 1.0
+    assert not read("Orders are placed from the Buy Now button.").cues
+    assert read("Orders go through the new checkout now.").change >= 0.5
+    assert read("Now orders go through the new checkout.").change >= 0.5
+
+
+def test_a_flow_from_one_place_to_another_is_no_move():
+    old = read("We chose to record telemetry on the base station rather than on the drone.")
+    new = read("Telemetry files sync from the base station to the `fleet-telemetry` bucket nightly.")
+    assert not new.left
+    assert compare(old, new, 0.5).relation is not Relation.REPLACES
+    assert read("We moved recording from the base station to the drone.").left
+
+
+def test_a_sibling_opening_with_its_own_code_name_leaves_behind_nothing_of_the_other():
+    old = read("`InvoiceMath` rounds with Decimal.js to avoid float drift.")
+    new = read("`TaxMath` uses big.js instead of Decimal.js.")
+    assert compare(old, new, 0.6).relation is not Relation.REPLACES
+    # naming the older one's own code name, it is a rename
+    renamed = read("`TaxMath` replaces `InvoiceMath`, and rounds with big.js instead of Decimal.js.")
+    assert compare(old, renamed, 0.6).relation is Relation.REPLACES
+
+
+def test_a_version_template_is_a_pattern():
+    assert shape("vX.Y.Z") == shape("app-vYYYY.MM.N") == shape("<dir>") == "pattern"
+    assert shape("v1.2.3") != "pattern"

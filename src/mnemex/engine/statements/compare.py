@@ -253,7 +253,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif (off := switched_off(old, new)) and (similarity is None or similarity >= limits.off_similarity):
         sure = f"{off} switched off"
     elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity) \
-            and not holds:
+            and not holds and not _other_lead(old, new):  # "`FeeMath` uses X instead of Solady" / "`StreamMath` ... Solady's"
         sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
     elif e.named_again and cue >= 0.5 and about >= limits.named_again \
             and (similarity is None or similarity >= limits.left_similarity):
@@ -263,9 +263,13 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif e.typed_change and cue >= 0.8 and about >= limits.strong_cue_change:  # "bumped", "moved to"
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or new.left_spans and e.came_names and e.missing) and cue >= 0.9 \
-            and about >= limits.cued_change:  # names are many: a swap needs more of the same subject
+            and about >= limits.cued_change and not (new.left_spans and _other_lead(old, new)):
+        # names are many: a swap needs more of the same subject; and a sibling that opens with a code
+        # name of its own and leaves behind something else than the older one's ("`TaxMath` uses big.js
+        # instead of Decimal.js" beside "`InvoiceMath` rounds with Decimal.js") replaces nothing of it
         sure = f"{what} ({_cue_label(new)})"
-    elif changed and cue >= 0.5 and about >= limits.cued_change and not (cue < 0.9 and _other_lead(old, new)):
+    elif changed and cue >= 0.5 and about >= limits.cued_change \
+            and not ((cue < 0.9 or new.left_spans) and _other_lead(old, new)):
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or any(g.kind == c.kind for g in e.gone_values | e.named_again for c in e.came_values)) and same_head \
             and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)

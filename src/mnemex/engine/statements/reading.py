@@ -102,6 +102,15 @@ _NOT_A_CHANGE = re.compile(r"\b(?:nothing|not|never|no|hasn'?t|haven'?t|didn'?t|
 _NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped|raised|lowered|increased|decreased|"
                        r"reduced|extended|shortened|relaxed|tightened|doubled|halved|upgraded|downgraded)\b"
                        r"(?!\s+(?:[\w`.-]+\s+){0,3}?(?:to|from|up|down)\b|\s+by\s+v?\d))"
+                       # what can be done ("a stream can be paused by the payer"), how it is done ("verbose
+                       # logging is turned on with ANVIL_LOG=debug")
+                       r"|(?i:\b(?:can|could|may|might|must|should)\s+(?:\w+ly\s+)?be\s+(?:paused|disabled|"
+                       r"turned (?:on|off)|switched (?:on|off)|removed|dropped|replaced|moved|renamed|changed|"
+                       r"raised|lowered|extended|shortened|increased|decreased|reduced)\b)"
+                       r"|(?i:\b(?:is|are)\s+(?:turned|switched)\s+(?:on|off)\s+(?:with|by|via|through|using)\b)"
+                       # a state on a condition ("nothing accrues while paused")
+                       r"|(?i:\b(?:while|when|whenever|if|once|unless)\s+(?:it\s+is\s+|they\s+are\s+)?(?:paused|disabled|"
+                       r"turned off|switched off|suspended)\b)"
                        # the name before it in capitals, the noun after it in lower case: "EKS extended support"
                        r"|(?i:\b(?:with|plus|for|of|the|a|an|under|on))\s+(?:[A-Z][\w-]*\s+)?(?i:extended|reduced|"
                        r"increased|decreased|raised|lowered|shortened|changed|upgraded)\s+"
@@ -147,7 +156,9 @@ _PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local
 _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in (
     (r"\brenam(?:e|ed|es|ing)\b", 1.0, "renamed"),
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
-    (r"\bswitch(?:ed|es|ing)?\b(?! (?:case|statement))", 1.0, "switched"),
+    # the noun ("a separate switch: X=1", "the kill switch") is no change: bare "switch" needs a direction
+    (r"\bswitch(?:ed|ing)\b(?! (?:case|statement))|\bswitch(?:es)?\b(?= (?:\S+ )?(?:to|from|over|back|away)\b)",
+     1.0, "switched"),
     (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
     (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ ){0,3}?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
     (r"\bdeprecat(?:e|ed|es|ing)\b", 1.0, "deprecated"),
@@ -180,7 +191,9 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"|\bcut (?:[\w`.-]+ ){0,4}?(?:to|down to) v?\d",
      0.8, "changed"),
     # "now" says a state holds from now on; "checked it just now", "until now", "by now" say when
-    (r"\b(?:(?<!\bjust )(?<!\buntil )(?<!\btill )(?<!\bup to )(?<!\bby )now|nowadays|these days|from now on|going forward|"
+    # ("the Sync Now button": a capitalised "Now" after a capitalised word is part of a label)
+    (r"\b(?:(?<!\bjust )(?<!\buntil )(?<!\btill )(?<!\bup to )(?<!\bby )(?-i:now|NOW)|(?-i:"
+     + "".join(rf"(?<![A-Z][a-z]{{{n}}} )" for n in range(1, 9)) + r"Now)|nowadays|these days|from now on|going forward|"
      r"as of (?:today|now|this \w+|\w+ \d+|v?\d[\w.]*))\b",
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;:]{1,50},"
@@ -695,7 +708,16 @@ def _behaviour(text: str, match: re.Match[str]) -> bool:
     if _CONDITION.search(text[: match.start()]):
         return True
     words = match.group("old").lower().split()
-    return bool(words) and match.group(0).lower().startswith("from ") and words[-1] in _VERBS
+    if not match.group(0).lower().startswith("from "):
+        return False
+    # a flow: "Flight logs upload from the ground station to the bucket" says where things travel
+    return bool(words) and words[-1] in _VERBS or bool(_FLOWS_BEFORE.search(text[: match.start()]))
+
+
+#: A verb of something travelling, just before "from X to Y": the way it goes, not a move.
+_FLOWS_BEFORE = re.compile(r"\b(?:upload|download|copie|copy|sync|stream|forward|replicate|ship|flow|travel|"
+                           r"send|push|pull|route|mirror|export|import|fetch|transfer|pipe|feed|relay)(?:s|es|ed|ing)?"
+                           r"\s+(?:\w+\s+){0,2}$", re.I)
 
 
 _PERMITS = re.compile(r"\b(?:can|may|allowed|allows?|permitted|fine to|ok to|okay to|anywhere|anyone|free to|optional|"
@@ -830,13 +852,18 @@ class _Names:
             self.shapes.setdefault(name, kind or shape(raw))
 
 
+_PLACEHOLDER = re.compile(r"(?<![A-Za-z])[vV]?X\.Y(?:\.Z)?(?![A-Za-z])|YYYY|(?<![A-Za-z])(?:MM|DD|NN)(?![A-Za-z])|<[\w-]+>")
+
+
 def shape(raw: str) -> str:
     """What kind of name a raw name is: a location (path, URL, host, file), code (an identifier,
     a constant, a flag), a kebab-case name (a repo, a crate, a service: either), or a name (a
     tool, a product, a channel). A swapped name only counts when both have compatible shapes."""
     token = raw.strip("`'\".,;:()")
-    if "*" in token:
-        return "pattern"  # a glob: how names are made (`tar_health_*`, `*.spec.ts`), no one thing
+    if "*" in token or _PLACEHOLDER.search(token):
+        # a glob or a template: how names are made (`tar_health_*`, `*.spec.ts`, `vX.Y.Z`,
+        # `robot-vYYYY.MM.N`, `<dir>`), no one thing
+        return "pattern"
     if "://" in token or "/" in token:
         return "location"
     if re.fullmatch(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", token):
