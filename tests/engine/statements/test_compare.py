@@ -731,6 +731,7 @@ def test_what_can_be_done_or_holds_on_a_condition_is_no_event(text, cued):
 def test_switch_as_a_noun_and_now_in_a_label_are_no_words_of_change():
     assert not read("The upload service has its own kill switch: UPLOADS_OFF=1.").cues
     assert read("We switch to the new runner next week.").change == 1.0
+    assert read("Switch off the nightly cron before the migration.").change >= 0.9
     assert not read("Orders are placed from the Buy Now button.").cues
     assert read("Orders go through the new checkout now.").change >= 0.5
     assert read("Now orders go through the new checkout.").change >= 0.5

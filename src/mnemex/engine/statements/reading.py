@@ -156,8 +156,9 @@ _PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local
 _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in (
     (r"\brenam(?:e|ed|es|ing)\b", 1.0, "renamed"),
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
-    # the noun ("a separate switch: X=1", "the kill switch") is no change: bare "switch" needs a direction
-    (r"\bswitch(?:ed|ing)\b(?! (?:case|statement))|\bswitch(?:es)?\b(?= (?:\S+ )?(?:to|from|over|back|away)\b)",
+    # the noun ("a separate switch: X=1", "the kill switch") is no change: bare "switch" needs a
+    # direction or a particle ("switch to", "switch off the cron")
+    (r"\bswitch(?:ed|ing)\b(?! (?:case|statement))|\bswitch(?:es)?\b(?= (?:\S+ )?(?:to|from|over|back|away|off|on|up|out)\b)",
      1.0, "switched"),
     (r"\bmigrat(?:e|ed|es|ing|ion)\b(?: \S+){0,4}? (?:to|from|off|away|onto)\b", 1.0, "migrated"),
     (r"\bmov(?:e|ed|es|ing)\b (?:[\w`.-]+ ){0,3}?(?:to|from|off|over|away|out|into|onto|back)\b", 1.0, "moved"),
