@@ -573,6 +573,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                 if rx in _NAMING and not _REFERRING.search(text[m.start():m.start("old")]):
                     bare.update(found)
     left = {t for found, _ in spans for t in found} | {whole for _, whole in spans if len(whole) > 1}
+    denied = _denied(main_text)
     matches = list(_off_matches(text))
     off = tuple(_off_phrase(m) for m in matches)
     head_text = _head(main_text)
@@ -584,8 +585,9 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      left=frozenset(left), left_spans=tuple(spans), left_bare=frozenset(bare),
                      off=off, off_referred=frozenset(whole for m, (_, whole) in zip(matches, off) if _referred(text, m)),
                      reason=frozenset(reason_only),
-                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=_denied(main_text),
-                     refused=_denied(main_text, alternatives=True), scope=_scope(text),
+                     negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=denied,
+                     refused=_denied(main_text, alternatives=True) if _ALTERNATIVE.search(main_text) else denied,
+                     scope=_scope(text),
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
@@ -666,7 +668,7 @@ _SCOPE = re.compile(r"^\W*(?:on|in|inside|within|for|under)\s+([^,:;]{2,40}?)\s*
 #: ... but not a time or a manner of speaking ("For now, ...", "In practice, ...").
 _NO_SCOPE = frozenset({"now", "moment", "meantime", "meanwhile", "future", "general", "practice", "short",
                        "average", "time", "today", "addition", "fact", "particular", "total", "case", "theory",
-                       "summary", "short", "sum", "turn", "contrast", "comparison", "order", "part", "principle"})
+                       "summary", "sum", "turn", "contrast", "comparison", "order", "part", "principle"})
 
 
 def _scope(text: str) -> frozenset[str]:

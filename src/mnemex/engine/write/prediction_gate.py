@@ -186,8 +186,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                 why = CHANGE_SAID_FAR if new.change >= 0.9 and sim >= config.offer_strong_cue_at \
                     and not conflict(old, new) else ""
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
-                marks = sim >= config.mark_otherwise_at and why not in (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR) \
-                    and not why.startswith((OPENS_WITH, WORD_SWAPPED))
+                marks = sim >= config.mark_otherwise_at and not why.startswith(_ONLY_OFFERED)
                 related.append(Candidate(memory, sim, why, False, marks))
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
@@ -238,6 +237,8 @@ WORD_SWAPPED = "about much the same thing, another name"
 SAID_NEAR = "about much the same thing in other words: an update said plainly, or a reminder"
 #: A first word read as a name only by being no English word: weaker than a name read as such.
 OPENS_WITH = "about much the same thing, opens with another name"
+#: The weakest reasons, which only reach the caller and never mark the older memory said_otherwise_by.
+_ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED)
 
 
 def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateConfig) -> str:
