@@ -570,6 +570,47 @@ def test_a_statement_leads_with_a_switch_off_only_when_its_first_clause_says_so(
     assert leads_with_switch_off(text) is stop
 
 
+@pytest.mark.parametrize(("text", "halted"), [
+    ("The Friday invoice export is on hold until the new VAT codes are agreed.", True),
+    ("Manual cache purges are forbidden from now on; the CDN bill doubled.", True),
+    ("Don't rebuild the fixtures by hand anymore, the script drifted from the schema.", True),
+    ("Freeze on schema migrations until the replica lag is fixed.", True),
+    ("Release notes are no longer written by hand.", True),
+    # a stop said after the first sentence, or no stop: how things are done
+    ("Invoices reach the accountants through a nightly SFTP drop. The old export is paused.", False),
+    ("The invoice export runs every Friday at 06:00 and mails a CSV to the accountants.", False),
+])
+def test_a_statement_halts_a_practice_when_its_first_sentence_says_it_stopped_or_waits(text, halted):
+    assert read(text).halted is halted
+
+
+def test_an_arrow_inside_a_code_span_is_a_signature_not_a_change():
+    s = read("The router's entry point is `Routing.pick : Order -> Carrier -> Route`, called from the dispatcher.")
+    assert not s.left and not s.left_spans
+    assert read("Renamed: `fetch_user` -> `load_user`.").left == {"fetchuser"}
+
+
+@pytest.mark.parametrize("text", [
+    "Hosts are named by rack and slot, so a host that gets moved to another rack is given a new name.",
+    "If a bucket is renamed, its lifecycle rules must be applied again.",
+    "The build agents have swap disabled in their base image.",
+])
+def test_a_rule_about_any_one_of_a_kind_or_a_state_kept_says_no_change(text):
+    assert read(text).change == 0
+
+
+def test_something_that_has_been_disabled_is_still_a_change():
+    assert read("Force pushes to main have been disabled in the repo settings.").change >= 0.9
+
+
+def test_what_nobody_uses_anymore_is_left_behind_and_a_statement_without_it_is_not_replaced():
+    new = read("Reports are built by the Airflow DAG; nobody opens the Jupyter notebook for them anymore.")
+    assert "jupyter" in new.left
+    assert read("We don't use Jest anymore, Vitest runs the unit tests.").left == {"jest"}
+    old = read("Reports are rendered with pandas 2.1 on the analytics box.")
+    assert compare(old, new, 0.55).relation is not Relation.REPLACES
+
+
 def test_a_component_named_in_kebab_case_in_each_subject_tells_two_statements_apart():
     old = read("New owner of quote-builder is Ines Duarte (previously Omar Said).")
     assert old.head_kebabs == {"quote-builder"}

@@ -206,6 +206,22 @@ def test_a_tool_written_as_a_word_replaced_by_another_is_offered_and_marks_nothi
     assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
 
 
+def test_what_replaced_a_stop_is_offered_before_closer_neighbours_and_marks_nothing(engine):
+    """A practice said to be stopped or waiting is replaced later by how it is done now, in other
+    words: that stop is offered first, even with closer neighbours that give other values."""
+    stop = remember(engine, "The Friday invoice export is on hold until the new VAT codes are agreed.")
+    for text in ("Invoices are numbered INV-YYYY-NNNN and never reused.",
+                 "Invoice PDFs are rendered by WeasyPrint from the Jinja templates in billing/templates.",
+                 "Credit notes reference the invoice they correct by its number."):
+        remember(engine, text)
+    b = remember(engine, "Accountants get invoices from a nightly SFTP drop that the billing worker writes.")
+    offered = {c.id: c.reason for c in b.candidates}
+    assert b.action == WriteAction.CREATED
+    assert offered.get(stop.id) == "about what was stopped: how it is done now, or something else", offered
+    assert list(offered)[0] == stop.id
+    assert not said_otherwise(engine.recall([stop.id], touch=False)[0].metadata)
+
+
 def test_a_statement_that_gives_nothing_new_is_not_offered(engine):
     remember(engine, "Pull requests need one approving review before merging.")
     b = remember(engine, "CI must be green before a pull request is merged.")

@@ -108,6 +108,12 @@ _NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped
                        r"turned (?:on|off)|switched (?:on|off)|removed|dropped|replaced|moved|renamed|changed|"
                        r"raised|lowered|extended|shortened|increased|decreased|reduced)\b)"
                        r"|(?i:\b(?:is|are)\s+(?:turned|switched)\s+(?:on|off)\s+(?:with|by|via|through|using)\b)"
+                       # what happens to any one of a kind ("a loom that gets moved to another hall is given
+                       # a new ID", "if a host is renamed, ..."): a rule, not a change that happened
+                       r"|(?i:\b(?:that|which|whenever|when|if|once)\s+(?:\w+\s+){0,2}?(?:gets?|is|are)\s+(?:\w+ly\s+)?"
+                       r"(?:moved|renamed|replaced|migrated|switched)\b)"
+                       # a state it is kept in ("Kiosks have Bluetooth disabled in the kernel config")
+                       r"|(?i:\b(?:has|have|with)\s+(?!(?:been|now|just|recently|since)\b)(?:[\w-]+\s+){1,3}?disabled\b)"
                        # a state on a condition ("nothing accrues while paused")
                        r"|(?i:\b(?:while|when|whenever|if|once|unless)\s+(?:it\s+is\s+|they\s+are\s+)?(?:paused|disabled|"
                        r"turned off|switched off|suspended)\b)"
@@ -246,6 +252,9 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"(?:digest|summary)\b",
     rf"\b(?:took|taken|takes|take) over\b[^.;]{{0,80}}? from {_ART}{_SPAN}{_END}",
     rf"\bnot (?:on |in |at |with |using )?{_ART}{_SPAN} any ?more\b",
+    # "nobody needs IDz for testing anymore", "we don't use Jest anymore"
+    rf"\b(?:nobody|no one|don'?t|do not|doesn'?t|does not) (?:needs?|uses?|runs?|opens?|touch(?:es)?|calls?) "
+    rf"{_ART}{_SPAN}(?:{_END}[^.;]{{0,40}}?)?\s+any ?more\b",
     rf"(?:,|;|\(|\bbut|\band)\s*not {_NOT_ALTERNATIVE}{_ART}{_SPAN}{_END}",
     rf"\bnot {_NOT_ALTERNATIVE}{_ART}{_SPAN},? but\b",
     rf"{_SPAN} ?(?:->|→|=>)",
@@ -460,6 +469,10 @@ class Statement:
     scope: frozenset[str] = frozenset()
     """Words of the setting it opens with ("On laptops, ...", "On the Brisa cluster, ...", "For the iOS
     app, ..."): where what it says holds."""
+    halted: bool = False
+    """Its first sentence says a practice stopped or waits ("Local apply is frozen until ...", "Manual
+    Play uploads are on hold", "Don't run make regen anymore"): a stop, whose successor is usually said
+    later in other words (how it is done now). Only ever a reason to offer."""
     left_bare: frozenset[str] = frozenset()
     """Terms of what it leaves behind named bare ("rather than attrs", "instead of Jenkins"), not referred
     to ("instead of the old runner", "from our previous channel"): a particular thing."""
@@ -505,6 +518,18 @@ def leads_with_switch_off(text: str) -> bool:
     a stop, not one that gives a new value and mentions in passing that the old thing stopped
     ("Nightly sales aggregation now runs as `sales_rollup_v2`. The previous DAG is paused ...")."""
     return next(_off_matches(_FIRST.split(text, maxsplit=1)[0]), None) is not None
+
+
+#: Words of a practice stopped or waiting, wider than `_OFF` (which must name what stopped).
+_HALT = re.compile(r"\b(?:frozen|freeze on|on hold|halted|paused|suspended|blocked|forbidden|off-limits|banned|"
+                   r"muted|skipped|disabled|dropped|stopped|discontinued|unscheduled|no more|no longer|anymore|"
+                   r"until further notice)\b|^\W*(?:skip|stop|pause|halt|freeze)\b", re.I)
+
+
+def halts(text: str) -> bool:
+    """Its first sentence says a practice stopped or waits (`Statement.halted`)."""
+    first = _FIRST.split(text, maxsplit=1)[0]
+    return bool(_HALT.search(first)) or next(_off_matches(first), None) is not None
 
 
 def _off_phrase(match: re.Match[str]) -> tuple[frozenset[str], str]:
@@ -587,7 +612,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      reason=frozenset(reason_only),
                      negated=bool(_NEGATION.search(_ALTERNATIVE.sub(" ", main_text))), denied=denied,
                      refused=_denied(main_text, alternatives=True) if _ALTERNATIVE.search(main_text) else denied,
-                     scope=_scope(text),
+                     scope=_scope(text), halted=halts(text),
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
@@ -706,10 +731,12 @@ _CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I
 
 def _behaviour(text: str, match: re.Match[str]) -> bool:
     """Does a phrase that looks like naming something left behind describe a behaviour instead: it
-    stands in a condition ("when a plan is deleted"), or its "from X" says where the subject comes
+    is written inside a code span, it stands in a condition ("when a plan is deleted"), or its "from X" says where the subject comes
     from and a verb follows ("Crash reports from the field app go to Crashlytics")?"""
     if _CONDITION.search(text[: match.start()]):
         return True
+    if any(c.start(1) <= match.start() and match.end() <= c.end(1) for c in _CODE_SPAN.finditer(text)):
+        return True  # code, not prose: "`planShift : Loom list -> Shift -> Plan`" is a signature
     words = match.group("old").lower().split()
     if not match.group(0).lower().startswith("from "):
         return False

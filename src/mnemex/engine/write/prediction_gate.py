@@ -179,15 +179,23 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             maybe.append(Candidate(memory, sim, verdict.reason, new.change >= 0.5 and not verdict.elsewhere))
         elif relation is Relation.RESTATES and sim >= config.restate_at:
             restated.append((memory, sim))
-        elif relation is Relation.NONE and memory.kind not in RECORD_KINDS and len(related) < config.max_candidates:
+        elif relation is Relation.NONE and memory.kind not in RECORD_KINDS:
             if sim >= config.offer_at:
                 why = _gives_otherwise(old, new, sim, config)
-            else:  # far in the embedding, but found by a shared rare word, and a change said outright
-                why = CHANGE_SAID_FAR if new.change >= 0.9 and sim >= config.offer_strong_cue_at \
-                    and not conflict(old, new) else ""
+                if not why and _resumes(old, new):
+                    why = AFTER_A_STOP
+            elif sim >= config.offer_strong_cue_at:  # far in the embedding, but found by a shared rare
+                # word, and a change said outright, or what a stop said earlier left open
+                why = CHANGE_SAID_FAR if new.change >= 0.9 and not conflict(old, new) \
+                    else AFTER_A_STOP if _resumes(old, new) else ""
+            else:
+                why = ""
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
                 marks = sim >= config.mark_otherwise_at and not why.startswith(_ONLY_OFFERED)
                 related.append(Candidate(memory, sim, why, False, marks))
+    # a stop said earlier is offered first: what replaced it is said later in other words
+    related = sorted(related, key=lambda c: not _resumes(read(c.memory.content, tuple(c.memory.entities)), new))
+    related = related[: config.max_candidates]
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
@@ -237,8 +245,17 @@ WORD_SWAPPED = "about much the same thing, another name"
 SAID_NEAR = "about much the same thing in other words: an update said plainly, or a reminder"
 #: A first word read as a name only by being no English word: weaker than a name read as such.
 OPENS_WITH = "about much the same thing, opens with another name"
+#: The older one says a practice stopped or waits; the newer one, about much the same thing, says none.
+AFTER_A_STOP = "about what was stopped: how it is done now, or something else"
 #: The weakest reasons, which only reach the caller and never mark the older memory said_otherwise_by.
-_ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED)
+_ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED, AFTER_A_STOP)
+
+
+def _resumes(old: Statement, new: Statement) -> bool:
+    """The older statement says a practice stopped or waits ("Local apply is frozen until ..."), the
+    newer one says nothing stopped, and they are not about another place or component: it may say how
+    the thing is done now ("Changes are applied through Atlantis ..."), which rarely shares its words."""
+    return old.halted and not new.halted and not conflict(old, new)
 
 
 def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateConfig) -> str:
