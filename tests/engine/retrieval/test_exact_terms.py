@@ -32,6 +32,9 @@ def test_exact_terms_are_what_the_query_quotes_or_writes_like_code():
     assert texts("what is AIRFLOW__CORE__PARALLELISM and spark.sql.shuffle.partitions") == [
         "AIRFLOW__CORE__PARALLELISM", "spark.sql.shuffle.partitions"]
     assert texts("the cronjob died with exit code 137") == ["137"]
+    # a name led by capitals is written like code; a plural acronym is not
+    assert texts("which FPort do the sensors uplink on, and which JUnit do we pin?") == ["FPort", "JUnit"]
+    assert texts("do the IDEs and the APIs agree?") == []
     # prose, years, quantities, ordinals, plural acronyms and contractions are no exact terms
     for prose in ("When did Caroline go to the support group in 2022?", "It's Jon's 3rd trip at 10am, 64GB",
                   "a follow-up on the long-term plan", "it took 1.5 hours", "are the URLs right?", "what's wrong?"):

@@ -28,6 +28,8 @@ _QUANTITY = re.compile(r"^\d+[A-Za-z]+$|^[A-Z]{2,}s$")
 # a number of 3+ digits that is not a year: exit code 137, error 1023, port 9187
 _NUMBER = re.compile(r"^\d{3,}$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+# a name led by two or more capitals then a word: FPort, JUnit, GLib, OAuth (not URLs, IDEs)
+_CAPS_LED = re.compile(r"^[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*$")
 # names joined by a separator the BM25 side does not split on as a code name (AIRFLOW__CORE__X, a::b)
 _SEPARATED = re.compile(r"[A-Za-z0-9](?:__|::|/)[A-Za-z0-9(]")
 
@@ -47,7 +49,8 @@ class ExactTerm:
 
 def exact_terms(query: str) -> tuple[ExactTerm, ...]:
     """The query's quoted stretches and the words it writes like code (code names, paths, flags,
-    codes of letters and digits, numbers of 3+ digits but not years), each once, in order."""
+    codes of letters and digits, names led by capitals such as FPort, numbers of 3+ digits but not
+    years), each once, in order."""
     found: dict[str, ExactTerm] = {}
     for m in _QUOTED.finditer(query):
         text = next(g for g in m.groups() if g is not None).strip().strip(".,;:!?")
@@ -71,7 +74,7 @@ def _code_like(word: str) -> bool:
         return False
     if _FLAG.match(word):
         return True
-    if _MIXED.match(word) or (_NUMBER.match(word) and not _YEAR.match(word)):
+    if _MIXED.match(word) or _CAPS_LED.match(word) or (_NUMBER.match(word) and not _YEAR.match(word)):
         return True
     return bool(_SEPARATED.search(word)) or bool(literal_code_names(word))
 
