@@ -193,9 +193,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
                 marks = sim >= config.mark_otherwise_at and not why.startswith(_ONLY_OFFERED)
                 related.append(Candidate(memory, sim, why, False, marks))
-    # a stop said earlier is offered first: what replaced it is said later in other words
-    related = sorted(related, key=lambda c: not _resumes(read(c.memory.content, tuple(c.memory.entities)), new))
-    related = related[: config.max_candidates]
+    related = _stops_first(related, new, config.max_candidates)
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
@@ -249,6 +247,22 @@ OPENS_WITH = "about much the same thing, opens with another name"
 AFTER_A_STOP = "about what was stopped: how it is done now, or something else"
 #: The weakest reasons, which only reach the caller and never mark the older memory said_otherwise_by.
 _ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED, AFTER_A_STOP)
+
+
+def _stops_first(related: list[Candidate], new: Statement, cap: int) -> list[Candidate]:
+    """The `cap` nearest of `related`, a stop said earlier among the rest taking the place of the
+    farthest one that marks nothing, and the stops first: what replaced a stop is said later in other
+    words, far in the embedding. The ones that mark are kept as they were."""
+    def stop(c: Candidate) -> bool:
+        return _resumes(read(c.memory.content, tuple(c.memory.entities)), new)
+    kept = related[:cap]
+    for late in (c for c in related[cap:] if stop(c)):
+        spare = [c for c in kept if not c.marks and not stop(c)]
+        if not spare:
+            break
+        kept.remove(spare[-1])
+        kept.append(late)
+    return sorted(kept, key=lambda c: not stop(c))
 
 
 def _resumes(old: Statement, new: Statement) -> bool:
