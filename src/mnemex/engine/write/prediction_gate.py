@@ -251,16 +251,21 @@ _ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPP
 
 def _stops_first(related: list[Candidate], new: Statement, cap: int) -> list[Candidate]:
     """The `cap` nearest of `related`, a stop said earlier among the rest taking the place of the
-    farthest one that marks nothing, and the stops first: what replaced a stop is said later in other
-    words, far in the embedding. The ones that mark are kept as they were."""
+    farthest one that marks nothing (or, when all of them mark, added as one more), and the stops
+    first: what replaced a stop is said later in other words, far in the embedding. The ones that
+    mark are kept as they were."""
     def stop(c: Candidate) -> bool:
         return _resumes(read(c.memory.content, tuple(c.memory.entities)), new)
     kept = related[:cap]
+    extra = 1
     for late in (c for c in related[cap:] if stop(c)):
         spare = [c for c in kept if not c.marks and not stop(c)]
-        if not spare:
+        if spare:
+            kept.remove(spare[-1])
+        elif extra:
+            extra -= 1
+        else:
             break
-        kept.remove(spare[-1])
         kept.append(late)
     return sorted(kept, key=lambda c: not stop(c))
 
