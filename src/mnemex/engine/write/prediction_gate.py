@@ -193,7 +193,6 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
                 marks = sim >= config.mark_otherwise_at and not why.startswith(_ONLY_OFFERED)
                 related.append(Candidate(memory, sim, why, False, marks))
-    related = _stops_first(related, new, config.max_candidates)
     best, sim = candidates[0]
     holder = read(best.content, tuple(best.entities))
     changed = {r[0].id for r in replaced} | ({anchor[0].id} if anchor else set())
@@ -216,7 +215,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
     if maybe:  # a possible replacement is never merged into, reinforced or skipped: both stay, the caller is told
         return GateDecision(WriteAction.CREATED, None, sim,
                             f"stored beside {len(maybe)} memor{'y' if len(maybe) == 1 else 'ies'} it may replace",
-                            candidates=tuple(maybe + related)[: config.max_candidates])
+                            candidates=_stops_first(maybe + related, new, config.max_candidates))
     if restated:
         memory, s = restated[0]
         return GateDecision(WriteAction.REINFORCED, memory, s,
@@ -231,7 +230,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
                             f"borderline duplicate of {best.id} (similarity {sim:.2f}): adds nothing it lacks, "
                             "low importance")
     return GateDecision(WriteAction.CREATED, None, sim, f"novel (closest similarity {sim:.2f})",
-                        candidates=tuple(related))
+                        candidates=_stops_first(related, new, config.max_candidates))
 
 
 CHANGE_SAID = "about much the same thing, a change said"
@@ -249,17 +248,17 @@ AFTER_A_STOP = "about what was stopped: how it is done now, or something else"
 _ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED, AFTER_A_STOP)
 
 
-def _stops_first(related: list[Candidate], new: Statement, cap: int) -> list[Candidate]:
-    """The `cap` nearest of `related`, a stop said earlier among the rest taking the place of the
-    farthest one that marks nothing (or, when all of them mark, added as one more), and the stops
-    first: what replaced a stop is said later in other words, far in the embedding. The ones that
-    mark are kept as they were."""
+def _stops_first(offers: list[Candidate], new: Statement, cap: int) -> tuple[Candidate, ...]:
+    """The first `cap` of `offers` (possible replacements, then the nearest other offers), a stop said
+    earlier among the rest taking the place of the last one that marks nothing (or, when all of them
+    mark, added as one more), and the stops first: what replaced a stop is said later in other words,
+    far in the embedding. The ones that mark are kept as they were."""
     def stop(c: Candidate) -> bool:
         return _resumes(read(c.memory.content, tuple(c.memory.entities)), new)
-    kept = related[:cap]
+    kept = offers[:cap]
     extra = 1
-    for late in (c for c in related[cap:] if stop(c)):
-        spare = [c for c in kept if not c.marks and not stop(c)]
+    for late in (c for c in offers[cap:] if stop(c)):
+        spare = [c for c in kept if not (c.marks or c.cued) and not stop(c)]
         if spare:
             kept.remove(spare[-1])
         elif extra:
@@ -267,7 +266,7 @@ def _stops_first(related: list[Candidate], new: Statement, cap: int) -> list[Can
         else:
             break
         kept.append(late)
-    return sorted(kept, key=lambda c: not stop(c))
+    return tuple(sorted(kept, key=lambda c: not stop(c)))
 
 
 def _resumes(old: Statement, new: Statement) -> bool:
