@@ -114,7 +114,10 @@ def socket_security() -> Any:
 
 
 def bind_socket(files: RunFiles) -> socket.socket:
-    """Listen on the run dir's socket, mode 0600 (we hold the lock, so an old file is stale)."""
+    """Listen on the run dir's socket, mode 0600 (we hold the lock, so an old file is stale). The pid
+    file is written first: a socket that answers always has its daemon's pid beside it (under load,
+    a client could connect before `_serve` wrote it, and read no pid or the last daemon's)."""
+    files.write_pid()
     path = str(files.socket)
     try:
         os.unlink(path)
