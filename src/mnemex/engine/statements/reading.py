@@ -528,8 +528,7 @@ _HALT = re.compile(r"\b(?:frozen|freeze on|on hold|halted|paused|suspended|block
 
 def halts(text: str) -> bool:
     """Its first sentence says a practice stopped or waits (`Statement.halted`)."""
-    first = _FIRST.split(text, maxsplit=1)[0]
-    return bool(_HALT.search(first)) or next(_off_matches(first), None) is not None
+    return bool(_HALT.search(_FIRST.split(text, maxsplit=1)[0])) or leads_with_switch_off(text)
 
 
 def _off_phrase(match: re.Match[str]) -> tuple[frozenset[str], str]:
@@ -731,8 +730,9 @@ _CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I
 
 def _behaviour(text: str, match: re.Match[str]) -> bool:
     """Does a phrase that looks like naming something left behind describe a behaviour instead: it
-    is written inside a code span, it stands in a condition ("when a plan is deleted"), or its "from X" says where the subject comes
-    from and a verb follows ("Crash reports from the field app go to Crashlytics")?"""
+    is written inside a code span, it stands in a condition ("when a plan is deleted"), or its
+    "from X" says where the subject comes from and a verb follows ("Crash reports from the field app
+    go to Crashlytics")?"""
     if _CONDITION.search(text[: match.start()]):
         return True
     if any(c.start(1) <= match.start() and match.end() <= c.end(1) for c in _CODE_SPAN.finditer(text)):

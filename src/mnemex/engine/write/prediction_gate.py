@@ -253,12 +253,11 @@ def _stops_first(offers: list[Candidate], new: Statement, cap: int) -> tuple[Can
     earlier among the rest taking the place of the last one that marks nothing (or, when all of them
     mark, added as one more), and the stops first: what replaced a stop is said later in other words,
     far in the embedding. The ones that mark are kept as they were."""
-    def stop(c: Candidate) -> bool:
-        return _resumes(read(c.memory.content, tuple(c.memory.entities)), new)
+    stops = {c.memory.id for c in offers if _resumes(read(c.memory.content, tuple(c.memory.entities)), new)}
     kept = offers[:cap]
     extra = 1
-    for late in (c for c in offers[cap:] if stop(c)):
-        spare = [c for c in kept if not (c.marks or c.cued) and not stop(c)]
+    for late in (c for c in offers[cap:] if c.memory.id in stops):
+        spare = [c for c in kept if not (c.marks or c.cued) and c.memory.id not in stops]
         if spare:
             kept.remove(spare[-1])
         elif extra:
@@ -266,7 +265,7 @@ def _stops_first(offers: list[Candidate], new: Statement, cap: int) -> tuple[Can
         else:
             break
         kept.append(late)
-    return tuple(sorted(kept, key=lambda c: not stop(c)))
+    return tuple(sorted(kept, key=lambda c: c.memory.id not in stops))
 
 
 def _resumes(old: Statement, new: Statement) -> bool:
