@@ -8,6 +8,7 @@ The store speaks Memory: points go in as memories with their vectors and come ou
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import textwrap
@@ -181,6 +182,25 @@ def test_a_batch_of_queries_answers_each_as_alone(store):
     for request, hits in zip(vectors_only, store.query_many(vectors_only)):
         alone = store.query(request)
         assert ids_of(hits) == ids_of(alone) and [h.dense for h in hits] == [h.dense for h in alone]
+
+
+@pytest.mark.parametrize("tied", [12, 30])  # within the few asked beyond the limit, and past them
+def test_equal_scores_at_the_cut_are_settled_by_id_whatever_the_insertion_order(store, tmp_path, tied):
+    """Memories with equal scores come back in id order, so the same memories stored in another
+    order (a restore, a replica, a rebuild) give the same results: BM25 ties are common (memories
+    of the same length holding the same one word)."""
+    numbers_ = list(range(1, tied + 1))
+    random.Random(tied).shuffle(numbers_)
+    top = tied + 1  # scores above the tie on both vectors
+    store.upsert([point(top, axis(1.0), sparse(t7=2.0, t8=1.0))]
+                 + [point(n, axis(0.6, 0.8), sparse(t7=1.0)) for n in numbers_])
+    expected = [pid(top)] + [pid(n) for n in range(1, 5)]
+    batch = [VectorQuery(sparse=sparse(t7=1.0), filter=EVERY, limit=5),
+             VectorQuery(dense=axis(1.0), filter=EVERY, limit=5)]
+    for request in batch:
+        assert ids_of(store.query(request)) == expected
+    assert [ids_of(hits) for hits in store.query_many(batch)] == [expected, expected]
+    assert len(store.query(VectorQuery(sparse=sparse(t7=1.0), filter=EVERY, limit=tied + 5))) == tied + 1
 
 
 def test_a_term_probe_says_whether_any_memory_holds_a_token(store):

@@ -13,13 +13,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 from mnemex.errors import InvalidInputError
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec, flagged_chatter
 from mnemex.store._payload import PAYLOAD_VERSION, payload_to_memory
 
-__all__ = ["DENSE_VECTOR", "PAYLOAD_VERSION", "SPARSE_VECTOR", "Hit", "MemoryStore", "StoredPoint", "VectorQuery"]
+__all__ = ["DENSE_VECTOR", "PAYLOAD_VERSION", "SPARSE_VECTOR", "Hit", "MemoryStore", "StoredPoint", "VectorQuery",
+           "settled", "stable_top", "tie_fetch"]
+
+T = TypeVar("T")
+
+#: Points asked beyond a query's limit, so that equal scores at the cut are settled by id.
+TIE_MARGIN = 8
+#: ... and, when the points tied at the cut run past that, how many times the limit is asked again.
+TIE_WIDEN = 4
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
@@ -173,3 +181,29 @@ class MemoryStore(Protocol):
         it did. O(store size)."""
 
     def close(self) -> None: ...
+
+
+# Equal scores are common in BM25 (memories of the same length that hold the same one word); the
+# engine returns them in the order it stored them, which a rebuild of the same memories changes
+# (a restore, another replica, a reindex). So a query asks for a few more points than its limit
+# and the cut is made on (score, id): the same memories give the same results, whatever the store
+# layout (tests/store/test_store.py). A tie that runs past `TIE_WIDEN` times the limit as well (a
+# word every memory of one length holds) stays in the engine's order: asking for all of it would
+# cost more than the order is worth. LoCoMo dev, two builds of the same conversations: 49 of 997
+# result lists differed before; the same after (benchmarks/RESULTS.md).
+
+def tie_fetch(limit: int) -> int:
+    """How many points to ask for, for a cut at `limit` that settles ties by id."""
+    return limit + max(TIE_MARGIN, limit // 4)
+
+
+def settled(scores: Sequence[float], limit: int, asked: int) -> bool:
+    """Whether the points tied with the one at the cut (`limit`) are all among `scores`, the
+    scores of the `asked` best points, best first: fewer came back, or the last is lower."""
+    return len(scores) < asked or len(scores) <= limit or scores[-1] < scores[limit - 1]
+
+
+def stable_top(items: Sequence[T], limit: int, score: Callable[[T], float], key: Callable[[T], str]) -> list[T]:
+    """The `limit` best of `items`, best first; equal scores in id order."""
+    return sorted(items, key=lambda it: (-score(it), key(it)))[:limit]
+

@@ -31,7 +31,8 @@ from mnemex.errors import (
 )
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
-from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
+from mnemex.store.base import (DENSE_VECTOR, SPARSE_VECTOR, TIE_WIDEN, Hit, StoredPoint, VectorQuery, settled,
+                               stable_top, tie_fetch)
 from mnemex.store.edge_detached import (Gate, copy_shard, link_layout, next_generation, point_to, recover,
                                         remove_tree)
 from mnemex.store.edge_handover import HANDOVER_FILE, apply_changes, write_changes
@@ -173,13 +174,15 @@ def _create_indexes(shard: qe.EdgeShard, skip: frozenset[str] = frozenset()) -> 
             shard.update(qe.UpdateOperation.create_field_index(name, _index_params(name, kind)))
 
 
-def _request(request: VectorQuery, *, bare: bool = False) -> qe.QueryRequest:
-    """`request` for the shard; `bare`: ids and scores only (payloads and vectors fetched apart)."""
+def _request(request: VectorQuery, *, bare: bool = False, limit: int | None = None) -> qe.QueryRequest:
+    """`request` for the shard, asking `limit` points (default its own); `bare`: ids and scores
+    only (payloads and vectors fetched apart)."""
     if request.dense is not None:
         search = qe.Query.Nearest([float(x) for x in request.dense], using=DENSE_VECTOR)
     else:
         search = qe.Query.Nearest(_sparse(request.sparse), using=SPARSE_VECTOR)
-    return qe.QueryRequest(limit=request.limit, query=search, filter=edge_filter(request.filter),
+    return qe.QueryRequest(limit=request.limit if limit is None else limit, query=search,
+                           filter=edge_filter(request.filter),
                            params=qe.SearchParams(exact=True) if request.exact else None,
                            with_payload=request.payload and not bare,
                            with_vector=[DENSE_VECTOR] if request.with_vectors and not bare else False)
@@ -740,7 +743,7 @@ class EdgeStore:
 
     def query(self, request: VectorQuery) -> list[Hit]:
         """Nearest points to the one vector of `request`, best first, with raw scores."""
-        return [to_hit(p, p.score, request.with_vectors) for p in self._do("query", _request(request))]
+        return [to_hit(p, p.score, request.with_vectors) for p in self._points([request], bare=False)[0]]
 
     def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
         """`query` for each request, as one planned batch (one call into the shard)."""
@@ -749,12 +752,12 @@ class EdgeStore:
         if len(requests) == 1:
             return [self.query(requests[0])]
         if any(r.with_vectors and not r.payload for r in requests):  # vectors without payloads: as asked
-            out = self._do("query_batch", qe.QueryBatchRequest([_request(r) for r in requests]))
+            out = self._points(requests, bare=False)
             return [[to_hit(p, p.score, r.with_vectors) for p in points] for r, points in zip(requests, out)]
         # Ids and scores first, then each payload once: the lists of a search overlap (a memory
         # found by its meaning and by its words), and reading and converting payloads is most of
         # a query's cost at 100k memories (py-spy: ~60% of `query_many`).
-        out = self._do("query_batch", qe.QueryBatchRequest([_request(r, bare=True) for r in requests]))
+        out = self._points(requests, bare=True)
         vectors = any(r.with_vectors for r in requests)
         scored = [[(str(p.id), float(p.score)) for p in points] for points in out]
         wanted = list(dict.fromkeys(key for r, pairs in zip(requests, scored) if r.payload for key, _ in pairs))
@@ -769,6 +772,23 @@ class EdgeStore:
             hits.append([one.scored(score, dense=r.with_vectors)
                          for key, score in pairs if (one := found.get(key)) is not None])
         return hits
+
+    def _points(self, requests: Sequence[VectorQuery], *, bare: bool) -> list[list[Any]]:
+        """The shard's points for each request (one call for all), cut at its limit with equal
+        scores in id order (`store.base.stable_top`): a few more are asked, and the limit again
+        when the points tied at the cut run past them."""
+        asked = [tie_fetch(r.limit) for r in requests]
+        if len(requests) == 1:
+            out = [self._do("query", _request(requests[0], bare=bare, limit=asked[0]))]
+        else:
+            out = self._do("query_batch", qe.QueryBatchRequest(
+                [_request(r, bare=bare, limit=n) for r, n in zip(requests, asked)]))
+        cut: list[list[Any]] = []
+        for r, n, points in zip(requests, asked, out):
+            if not settled([float(p.score) for p in points], r.limit, n):
+                points = self._do("query", _request(r, bare=bare, limit=n + TIE_WIDEN * r.limit))
+            cut.append(stable_top(points, r.limit, lambda p: float(p.score), lambda p: str(p.id)))
+        return cut
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `dense` to each existing point of `ids`, keyed by the ids as given."""

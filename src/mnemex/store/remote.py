@@ -19,7 +19,8 @@ from qdrant_client import QdrantClient, models
 from mnemex.errors import ConfigError, ModelMismatchError, NotFoundError
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
-from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery
+from mnemex.store.base import (DENSE_VECTOR, SPARSE_VECTOR, TIE_WIDEN, Hit, StoredPoint, VectorQuery, settled,
+                               stable_top, tie_fetch)
 from mnemex.store.filters import (
     AnyOf,
     Condition,
@@ -210,12 +211,20 @@ class RemoteStore:
             vector, using = [float(x) for x in request.dense], DENSE_VECTOR
         else:
             vector, using = _sparse(request.sparse), SPARSE_VECTOR
-        with self._lock:
-            points = self._client.query_points(
-                self.collection, query=vector, using=using, query_filter=remote_filter(request.filter),
-                search_params=models.SearchParams(exact=True) if request.exact and not self._local else None,
-                limit=request.limit, with_payload=request.payload,
-                with_vectors=[DENSE_VECTOR] if request.with_vectors else False).points
+        def ask(limit: int) -> list[Any]:
+            with self._lock:
+                return self._client.query_points(
+                    self.collection, query=vector, using=using, query_filter=remote_filter(request.filter),
+                    search_params=models.SearchParams(exact=True) if request.exact and not self._local else None,
+                    limit=limit, with_payload=request.payload,
+                    with_vectors=[DENSE_VECTOR] if request.with_vectors else False).points
+
+        # a few more than the limit, cut with equal scores in id order (`store.base.stable_top`)
+        asked = tie_fetch(request.limit)
+        points = ask(asked)
+        if not settled([float(p.score) for p in points], request.limit, asked):
+            points = ask(asked + TIE_WIDEN * request.limit)
+        points = stable_top(points, request.limit, lambda p: float(p.score), lambda p: str(p.id))
         return [to_hit(p, p.score, request.with_vectors) for p in points]
 
     def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
