@@ -798,3 +798,53 @@ def test_a_sibling_opening_with_its_own_code_name_leaves_behind_nothing_of_the_o
 def test_a_version_template_is_a_pattern():
     assert shape("vX.Y.Z") == shape("app-vYYYY.MM.N") == shape("<dir>") == "pattern"
     assert shape("v1.2.3") != "pattern"
+
+
+def test_an_arrow_written_as_code_outside_a_code_span_is_no_rename():
+    old = read("Handlers reply with `$self->json(...)`; never build JSON strings by hand.")
+    new = read("Handlers reply through $self->json(data => $rows), and hand-written JSON gets rejected in review.")
+    assert not new.left and new.change < 0.5
+    assert compare(old, new, 0.85).relation is not Relation.REPLACES
+    assert read("Renamed the env var: DB_URL -> DATABASE_URL.").left  # spaced, outside parentheses: a rename
+
+
+def test_leaving_behind_what_the_older_one_already_refuses_is_the_same_rule_again():
+    old = read("Never call `sleep()` in interrupt handlers; defer the work to `irq_work_queue`.")
+    new = read("Reminder from the review: interrupt handlers defer to irq_work_queue, not sleep().")
+    assert compare(old, new, 0.8).relation is not Relation.REPLACES
+    # what the older one said is used, left behind, is a change
+    used = read("Interrupt handlers call `sleep()` while waiting for the bus.")
+    assert compare(used, new, 0.6).relation is Relation.REPLACES
+
+
+def test_attaching_a_report_from_a_tool_to_a_review_is_no_move():
+    new = read("If your change touches the schema, attach the dry-run report from Flyway to the pull request.")
+    assert not new.left
+
+
+def test_nobody_doing_a_thing_any_more_leaves_it_behind():
+    new = read("Releases are cut by the GitLab pipeline on merge; nobody tags releases in SVN for this repo anymore.")
+    assert "releas" in new.left
+    old = read("To release, tag the revision in SVN and email the ops list.")
+    assert compare(old, new, 0.5).relation is Relation.REPLACES
+    other = read("The GitLab runner for this repo is pinned to ubuntu-22.04.")
+    assert compare(other, new, 0.5).relation is not Relation.REPLACES
+
+
+@pytest.mark.parametrize("text,cued", [
+    ("Raw events are kept in S3 for 30 days, then dropped by a lifecycle rule.", False),
+    ("Crash dumps are removed after 14 days.", False),
+    ("The old crash dumps were deleted last week.", True),
+])
+def test_what_a_retention_rule_removes_is_no_change(text, cued):
+    assert (read(text).change >= 0.5) is cued
+
+
+
+def test_a_double_colon_inside_a_code_name_does_not_end_the_subject():
+    assert "recordingscreate" in read("The `Recordings::Create` action takes uploads at POST /recordings.").head
+
+
+def test_a_thing_named_after_a_release_is_no_time_of_change():
+    assert not read("Nightly builds are triggered from the release branch and signed on the build server.").cues
+    assert read("Since the release, builds are signed on the build server.").change >= 0.5

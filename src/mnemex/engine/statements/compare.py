@@ -162,8 +162,11 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     named_terms = old_terms | old.parts
     # nor a piece of a component's name both statements give ("the old API" beside billing-api)
     shared = frozenset(stem(p) for k in old.kebabs & new.kebabs for p in k.split("-") if p)
+    # nor what the older statement itself refuses ("Never use `initial` blocks ..." / "..., not
+    # initial blocks": the same rule again)
     left_hit = frozenset(t for terms, whole in new.left_spans
-                         if whole in old_terms or terms <= named_terms for t in (terms & named_terms) - old.left - shared)
+                         if whole in old_terms or terms <= named_terms
+                         for t in (terms & named_terms) - old.left - shared - old.refused)
     extra = frozenset(new.words - old_keys - new.left)
     mentioned = new.value_texts | new.reason | new.left
     named_again = frozenset(v for v in old_vals if v.text in mentioned and len(v.text) >= 2

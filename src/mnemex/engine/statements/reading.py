@@ -114,6 +114,10 @@ _NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped
                        r"(?:moved|renamed|replaced|migrated|switched)\b)"
                        # a state it is kept in ("Kiosks have Bluetooth disabled in the kernel config")
                        r"|(?i:\b(?:has|have|with)\s+(?!(?:been|now|just|recently|since)\b)(?:[\w-]+\s+){1,3}?disabled\b)"
+                       # what a retention rule does ("retained for 45 days, then dropped by the table TTL",
+                       # "raw files are deleted after 30 days"): a lifecycle, not a change that happened
+                       r"|(?i:\bthen\s+(?:gets?\s+|is\s+|are\s+)?(?:dropped|deleted|removed|purged|expired|discarded)\b)"
+                       r"|(?i:\b(?:dropped|deleted|removed|purged|expired|discarded)\s+after\s+(?:\d|a |an |one ))"
                        # a state on a condition ("nothing accrues while paused")
                        r"|(?i:\b(?:while|when|whenever|if|once|unless)\s+(?:it\s+is\s+|they\s+are\s+)?(?:paused|disabled|"
                        r"turned off|switched off|suspended)\b)"
@@ -205,7 +209,10 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;:]{1,50},"
      r"|\b(?:since|starting(?: with)?|from) (?:the |this |last |our )?(?:reorg|migration|upgrade|cutover|switch|move|"
-     r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b", 0.5, "since"),
+     r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b"
+     # a thing named after it is no time ("triggered from the release branch", "from the release workflow")
+     r"(?!\s+(?:branch(?:es)?|workflows?|pipelines?|jobs?|notes|candidates?|builds?|tags?|trains?|process|"
+     r"checklists?|scripts?|channels?|team|managers?|window|plan)\b)", 0.5, "since"),
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
@@ -255,6 +262,11 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     # "nobody needs IDz for testing anymore", "we don't use Jest anymore"
     rf"\b(?:nobody|no one|don'?t|do not|doesn'?t|does not) (?:needs?|uses?|runs?|opens?|touch(?:es)?|calls?) "
     rf"{_ART}{_SPAN}(?:{_END}[^.;]{{0,40}}?)?\s+any ?more\b",
+    # "nobody releases requests in SE09 for this package anymore": the practice nobody keeps up, its
+    # verb with what it is done to ("releases requests"; "deploys permits-api" leaves no permits-api behind;
+    # not a verb alone: "nobody refunds from the dashboard" leaves no refunds behind)
+    rf"\b(?:nobody|no one) (?!(?:needs?|uses?|runs?|opens?|touch(?:es)?|calls?)\b)(?=[a-z]+s\s+(?!{STOPPERS}\b)\w){_SPAN}"
+    rf"(?:{_END}[^.;]{{0,40}}?)?\s+any ?more\b",
     rf"(?:,|;|\(|\bbut|\band)\s*not {_NOT_ALTERNATIVE}{_ART}{_SPAN}{_END}",
     rf"\bnot {_NOT_ALTERNATIVE}{_ART}{_SPAN},? but\b",
     rf"{_SPAN} ?(?:->|→|=>)",
@@ -266,8 +278,9 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"(?:`[^`]+`|[A-Za-z][\w.]*[_./-][\w./-]*)",
 ))
 #: The phrases that name the thing left behind as an alternative ("from X to", "instead of X", "replaced X
-#: with", "moved off X"); `left_bare` takes their span when no article or "old" refers to it instead.
-_NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13))
+#: with", "moved off X", "nobody releases X anymore"); `left_bare` takes their span when no article or
+#: "old" refers to it instead.
+_NAMING = frozenset(_LEFT[i] for i in (0, 1, 2, 3, 13, 20))
 #: Phrases saying a job, workflow or habit no longer runs ("deploy-staging.yml is disabled",
 #: "turned off the supplier pull cron", "translations:pull has been removed from the scheduler",
 #: "no more manual uploads", "stop the Monday CSV uploads"); group "old" is what stopped. What it
@@ -582,7 +595,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     said = terms_of(_RESTATING.sub(" ", main_text)).words if _RESTATING.search(main_text) else main.words
     words = frozenset(w for w in said - names if w not in GENERIC and w not in CUE_STEMS)
     # a word in capitals is a value ("with the REPLACE policy"), not a word of change
-    plain = _CAPS_WORD.sub("name", _IN_A_NAME.sub("name", _NO_EVENT.sub(" ", _NOT_A_CHANGE.sub(" ", text))))
+    plain = _CAPS_WORD.sub("name", _IN_A_NAME.sub("name", _NO_EVENT.sub(" ", _NOT_A_CHANGE.sub(" ", _code_arrows(text)))))
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
     bare: set[str] = set()
@@ -737,6 +750,8 @@ def _behaviour(text: str, match: re.Match[str]) -> bool:
         return True
     if any(c.start(1) <= match.start() and match.end() <= c.end(1) for c in _CODE_SPAN.finditer(text)):
         return True  # code, not prose: "`planShift : Loom list -> Shift -> Plan`" is a signature
+    if _code_arrow(text, match):
+        return True
     words = match.group("old").lower().split()
     if not match.group(0).lower().startswith("from "):
         return False
@@ -744,10 +759,33 @@ def _behaviour(text: str, match: re.Match[str]) -> bool:
     return bool(words) and words[-1] in _VERBS or bool(_FLOWS_BEFORE.search(text[: match.start()]))
 
 
+_ARROW_END = re.compile(r"(?:->|→|=>)$")
+_GLUED_ARROW = re.compile(r"(?<=[\w)\]$])(?:->|=>)(?=[\w($])")
+_CALL_ARGS = re.compile(r"\([^()]*(?:->|=>)[^()]*\)")
+
+
+def _code_arrows(text: str) -> str:
+    """`text` without the arrows written as code (`_code_arrow`), which tell no change."""
+    text = _GLUED_ARROW.sub(" ", text)
+    return _CALL_ARGS.sub(lambda m: m.group(0).replace("->", " ").replace("=>", " "), text)
+
+
+def _code_arrow(text: str, match: re.Match[str]) -> bool:
+    """An arrow written as code outside a code span: glued to what it joins (`$c->render`,
+    `zcl_x=>rate`) or inside a call's parentheses (`render(json => ...)`). A rename arrow stands
+    between spaces, outside parentheses ("DB_URL -> DATABASE_URL")."""
+    arrow = _ARROW_END.search(match.group(0))
+    if arrow is None:
+        return False
+    at, end = match.start() + arrow.start(), match.end()
+    glued = at > 0 and not text[at - 1].isspace() and end < len(text) and (text[end].isalnum() or text[end] in "_($")
+    return glued or text.count("(", 0, at) > text.count(")", 0, at)
+
+
 #: A verb of something travelling, just before "from X to Y": the way it goes, not a move.
 _FLOWS_BEFORE = re.compile(r"\b(?:upload|download|copie|copy|sync|stream|forward|replicate|ship|flow|travel|"
-                           r"send|push|pull|route|mirror|export|import|fetch|transfer|pipe|feed|relay)(?:s|es|ed|ing)?"
-                           r"\s+(?:\w+\s+){0,2}$", re.I)
+                           r"send|push|pull|route|mirror|export|import|fetch|transfer|pipe|feed|relay|attach|post|"
+                           r"paste)(?:s|es|ed|ing)?\s+(?:[\w-]+\s+){0,3}$", re.I)
 
 
 _PERMITS = re.compile(r"\b(?:can|may|allowed|allows?|permitted|fine to|ok to|okay to|anywhere|anyone|free to|optional|"
@@ -834,7 +872,8 @@ def _restating(text: str) -> bool:
 def _head(text: str) -> str:
     """The words before the first verb of the first clause: what the sentence is about
     ("The `spectator` crate" in "The `spectator` crate uses ...")."""
-    clause = re.split(r"[;:\n]|(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    # (a double colon inside a name does not end it: `Dunmore::Schema::Result::Loan`)
+    clause = re.split(r"[;\n]|(?<!:):(?!:)|(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
     # "After the latency tests, EU realms run in ...": the subject follows the leading clause
     clause = re.sub(r"^(?:after|since|following|once|when|until|as of|starting|with)\b[^,]{1,60},\s*", "", clause,
                     flags=re.I)
