@@ -50,7 +50,7 @@ def variants() -> list[tuple[str, RetrievalConfig]]:
         ("- vocabulary rule (< 80 % of query words in memory → dense 0.8)", d.model_copy(update={"vocabulary_floor": 0.0})),
         ("- query expansion (nearest memory words)", d.model_copy(update={"expansion": False})),
         ("expansion floor 0.7, 2 words", d.model_copy(update={"expansion_floor": 0.7, "expansion_terms": 2})),
-        ("- decomposition", d.model_copy(update={"decomposition": False})),
+        ("+ decomposition (sub-queries fused by RRF)", d.model_copy(update={"decomposition": True})),
         ("- exact-term floor (rare exact term holders at least at their BM25 rank)", d.model_copy(update={"exact_floor": False})),
         ("- exact-term anchor (a rare exact term held keeps BM25's weight)", d.model_copy(update={"exact_anchor": False})),
         ("+ vocabulary rule weighs words by IDF", d.model_copy(update={"vocabulary_idf": True})),

@@ -97,7 +97,11 @@ class RetrievalConfig(Frozen):
                     "default table whole.")
     hyde: bool = Field(False, description="Template HyDE: average the query embedding with 2 declarative rewrites (measured neutral on LoCoMo; costs an embedding batch).")
     hyde_weight: float = Field(0.5, ge=0, description="Weight of the rewrites' mean vector against the query vector.")
-    decomposition: bool = Field(True, description="Split compound questions into sub-queries fused by RRF.")
+    decomposition: bool = Field(False, description=(
+        "Split compound questions into sub-queries fused by RRF. Off (on until the thirty-ninth session): fused by "
+        "rank, a memory that matches every part a little outranks the one that answers the question; off, the "
+        "update sets R@5 stay or rise (set 13: 93.8 -> 96.4), LoCoMo dev 71.3/79.5/60.4 -> 71.5/79.6/60.6, the coding "
+        "sets R@3 83.5 -> 84.0 and 86.6 -> 88.0 (benchmarks/RESULTS.md)."))
     max_subqueries: int = Field(4, ge=1, le=8, description="Most sub-queries a compound question is split into.")
     temporal: bool = Field(True, description="Parse time expressions ('last week', 'in May 2023', 'before the migration').")
     temporal_filter: bool = Field(False, description="Use the time window as a hard filter instead of a boost.")

@@ -150,8 +150,11 @@ def test_a_quoted_error_code_ranks_at_least_where_bm25_puts_it(engine, payments)
     assert _rank(engine, query, payments[3]) == 0
     scores = [r.score for r in engine.search(query, limit=10, now=NOW)]
     assert scores == sorted(scores, reverse=True)
-    # without the floor, "the real fix ... PAY-881" (a fix, a PAY- code, a neighbour in time) comes first
-    assert _rank(engine, query, payments[3], DEFAULT.model_copy(update={"exact_floor": False})) == 1
+    # split into parts fused by rank (`decomposition`, off by default) and without the floor, "the real
+    # fix ... PAY-881" (a fix, a PAY- code, a neighbour in time) comes first; the floor holds either way
+    split = DEFAULT.model_copy(update={"decomposition": True})
+    assert _rank(engine, query, payments[3], split.model_copy(update={"exact_floor": False})) == 1
+    assert _rank(engine, query, payments[3], split) == 0
     # the near miss asks for the other memory
     assert _rank(engine, "checkout logs are full of ERR-PAY-4012, what is that one?", payments[4]) == 0
 
