@@ -636,6 +636,11 @@ def test_a_switch_off_names_the_thing_not_a_tool_that_qualifies_it():
     ("Crash reporting is opt-in: the first launch asks.", -1),
     ("The docs site is built with MkDocs.", 0),
     ("Anyone can read the dashboards, but only admins can edit them.", 0),
+    # a second pair of eyes is a restriction, said however
+    ("Since the outage, schema changes need a second approver in the migration tool.", -1),
+    ("Infra PRs require two approvals before merge.", -1),
+    ("A second person watches the console during every failover drill.", -1),
+    ("Two people from the platform team own the cluster.", 0),
 ])
 def test_reading_what_a_statement_lets_happen(text, leeway):
     assert read(text).leeway == leeway

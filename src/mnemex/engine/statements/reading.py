@@ -792,7 +792,10 @@ _PERMITS = re.compile(r"\b(?:can|may|allowed|allows?|permitted|fine to|ok to|oka
                       r"opt(?:s|ed)?[- ]out|on by default|left on|up to)\b", re.I)
 _RESTRICTS = re.compile(r"\b(?:only|must|never|not allowed|forbidden|prohibited|blocked|nobody|no one|zero|strictly|"
                         r"read-only|opt(?:s|ed)?[- ]in|off by default|compiled out|mandatory|sign-off|unless|"
-                        r"(?:is|are) over|no longer allowed|(?:needs?|requires?) (?:a |an )?(?:sign-off|approval|review))\b", re.I)
+                        r"(?:is|are) over|no longer allowed|(?:needs?|requires?) (?:a |an )?(?:sign-off|approval|review)|"
+                        # "changes need a second approver", "a second person watches every flight"
+                        r"(?:needs?|requires?) (?:a |an )?(?:second|another|two|2) (?:approv|review|sign-off|person|people)\w*|"
+                        r"a second (?:person|approver|reviewer|pair of eyes))\b", re.I)
 
 
 def _leeway(text: str) -> int:
