@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Protocol, Sequence
 
 from mnemex.errors import InvalidInputError
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec, flagged_chatter
 from mnemex.store._payload import PAYLOAD_VERSION, payload_to_memory
 
 __all__ = ["DENSE_VECTOR", "PAYLOAD_VERSION", "SPARSE_VECTOR", "Hit", "MemoryStore", "StoredPoint", "VectorQuery",
-           "settled", "stable_top", "tie_fetch"]
-
-T = TypeVar("T")
+           "cut_ties", "tie_fetch"]
 
 #: Points asked beyond a query's limit, so that equal scores at the cut are settled by id.
 TIE_MARGIN = 8
@@ -193,17 +191,16 @@ class MemoryStore(Protocol):
 # result lists differed before; the same after (benchmarks/RESULTS.md).
 
 def tie_fetch(limit: int) -> int:
-    """How many points to ask for, for a cut at `limit` that settles ties by id."""
+    """How many points to ask the engine for, for a cut at `limit` that settles ties by id."""
     return limit + max(TIE_MARGIN, limit // 4)
 
 
-def settled(scores: Sequence[float], limit: int, asked: int) -> bool:
-    """Whether the points tied with the one at the cut (`limit`) are all among `scores`, the
-    scores of the `asked` best points, best first: fewer came back, or the last is lower."""
-    return len(scores) < asked or len(scores) <= limit or scores[-1] < scores[limit - 1]
-
-
-def stable_top(items: Sequence[T], limit: int, score: Callable[[T], float], key: Callable[[T], str]) -> list[T]:
-    """The `limit` best of `items`, best first; equal scores in id order."""
-    return sorted(items, key=lambda it: (-score(it), key(it)))[:limit]
-
+def cut_ties(points: Sequence[Any], limit: int, ask: Callable[[int], Sequence[Any]]) -> list[Any]:
+    """The `limit` best of `points` (the engine's `tie_fetch(limit)` best, best first), equal scores
+    in id order; when the points tied at the cut may run past them (as many came back as were asked,
+    the last as good as the one at the cut), `ask(n)` gives the engine's `n` best again, for
+    `TIE_WIDEN` times the limit more. Points have `.score` and `.id`."""
+    asked = tie_fetch(limit)
+    if len(points) >= asked and points[-1].score >= points[limit - 1].score:
+        points = ask(asked + TIE_WIDEN * limit)
+    return sorted(points, key=lambda p: (-float(p.score), str(p.id)))[:limit]

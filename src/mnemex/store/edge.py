@@ -31,8 +31,7 @@ from mnemex.errors import (
 )
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
-from mnemex.store.base import (DENSE_VECTOR, SPARSE_VECTOR, TIE_WIDEN, Hit, StoredPoint, VectorQuery, settled,
-                               stable_top, tie_fetch)
+from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery, cut_ties, tie_fetch
 from mnemex.store.edge_detached import (Gate, copy_shard, link_layout, next_generation, point_to, recover,
                                         remove_tree)
 from mnemex.store.edge_handover import HANDOVER_FILE, apply_changes, write_changes
@@ -775,20 +774,16 @@ class EdgeStore:
 
     def _points(self, requests: Sequence[VectorQuery], *, bare: bool) -> list[list[Any]]:
         """The shard's points for each request (one call for all), cut at its limit with equal
-        scores in id order (`store.base.stable_top`): a few more are asked, and the limit again
-        when the points tied at the cut run past them."""
-        asked = [tie_fetch(r.limit) for r in requests]
+        scores in id order (`store.base.cut_ties`)."""
+        def ask(r: VectorQuery) -> Any:
+            return lambda n: self._do("query", _request(r, bare=bare, limit=n))
+
         if len(requests) == 1:
-            out = [self._do("query", _request(requests[0], bare=bare, limit=asked[0]))]
+            out = [ask(requests[0])(tie_fetch(requests[0].limit))]
         else:
             out = self._do("query_batch", qe.QueryBatchRequest(
-                [_request(r, bare=bare, limit=n) for r, n in zip(requests, asked)]))
-        cut: list[list[Any]] = []
-        for r, n, points in zip(requests, asked, out):
-            if not settled([float(p.score) for p in points], r.limit, n):
-                points = self._do("query", _request(r, bare=bare, limit=n + TIE_WIDEN * r.limit))
-            cut.append(stable_top(points, r.limit, lambda p: float(p.score), lambda p: str(p.id)))
-        return cut
+                [_request(r, bare=bare, limit=tie_fetch(r.limit)) for r in requests]))
+        return [cut_ties(points, r.limit, ask(r)) for r, points in zip(requests, out)]
 
     def dense_scores(self, dense: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
         """Cosine of `dense` to each existing point of `ids`, keyed by the ids as given."""

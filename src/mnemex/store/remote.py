@@ -19,8 +19,7 @@ from qdrant_client import QdrantClient, models
 from mnemex.errors import ConfigError, ModelMismatchError, NotFoundError
 from mnemex.models import Lifecycle, Memory, MemoryFilter, SparseVec
 from mnemex.store._payload import INDEXED_FIELDS, access_payload, memory_to_payload
-from mnemex.store.base import (DENSE_VECTOR, SPARSE_VECTOR, TIE_WIDEN, Hit, StoredPoint, VectorQuery, settled,
-                               stable_top, tie_fetch)
+from mnemex.store.base import DENSE_VECTOR, SPARSE_VECTOR, Hit, StoredPoint, VectorQuery, cut_ties, tie_fetch
 from mnemex.store.filters import (
     AnyOf,
     Condition,
@@ -219,12 +218,8 @@ class RemoteStore:
                     limit=limit, with_payload=request.payload,
                     with_vectors=[DENSE_VECTOR] if request.with_vectors else False).points
 
-        # a few more than the limit, cut with equal scores in id order (`store.base.stable_top`)
-        asked = tie_fetch(request.limit)
-        points = ask(asked)
-        if not settled([float(p.score) for p in points], request.limit, asked):
-            points = ask(asked + TIE_WIDEN * request.limit)
-        points = stable_top(points, request.limit, lambda p: float(p.score), lambda p: str(p.id))
+        # a few more than the limit, cut with equal scores in id order
+        points = cut_ties(ask(tie_fetch(request.limit)), request.limit, ask)
         return [to_hit(p, p.score, request.with_vectors) for p in points]
 
     def query_many(self, requests: Sequence[VectorQuery]) -> list[list[Hit]]:
