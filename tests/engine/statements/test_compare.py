@@ -853,3 +853,31 @@ def test_a_double_colon_inside_a_code_name_does_not_end_the_subject():
 def test_a_thing_named_after_a_release_is_no_time_of_change():
     assert not read("Nightly builds are triggered from the release branch and signed on the build server.").cues
     assert read("Since the release, builds are signed on the build server.").change >= 0.5
+
+
+def test_the_old_thing_named_as_a_cause_is_not_left_behind():
+    new = read("`Clinic.exe` is built for Win32 because of the old Wacom signature pad SDK.")
+    assert not new.left
+    old = read("The signature pad integration still depends on a 32-bit Wacom SDK from 2015.")
+    assert compare(old, new, 0.6).relation is not Relation.REPLACES
+    assert "jenkin" in read("Builds run on GitHub Actions; the old Jenkins box is gone.").left
+
+
+def test_where_a_thing_may_be_changed_from_is_no_move():
+    new = read("Feature flags are changed only from the admin console, which writes through `FlagStore.set`.")
+    assert not new.left
+    old = read("The admin console is smoke-tested by hand before each release.")
+    assert compare(old, new, 0.4).relation is not Relation.REPLACES
+    assert "30s" in read("The request timeout was raised from 30s to 60s.").left
+
+
+def test_a_name_swapped_under_a_weak_cue_needs_more_of_the_same_thing_than_the_names():
+    # only the kind of a name (a channel) is shared: another fact, however close the embeddings
+    old = read("Nightly results land in #crane-dev.")
+    new = read("After the bad 2.1 release, only two maintainers can publish packages, and each publish "
+               "needs an approval in #crane-release.")
+    assert compare(old, new, 0.61).relation is not Relation.REPLACES
+    # a word of the older statement said again besides the swapped names: the same thing
+    old = read("RMW on every robot is Fast DDS (rmw_fastrtps_cpp), default profile.")
+    new = read("Since the discovery storms, RMW_IMPLEMENTATION=rmw_cyclonedds_cpp is set on every robot.")
+    assert compare(old, new, 0.65).relation is Relation.REPLACES

@@ -205,6 +205,18 @@ def aboutness(subject: float, similarity: float | None) -> float:
     return max(subject, min(1.0, max(0.0, (similarity - 0.35) / 0.35)))
 
 
+def _beyond_swap(old: Statement, new: Statement) -> bool:
+    """The newer statement says again a word of the older one, or a piece of one of its names, other
+    than the names it no longer gives: a swap under a weak cue ("now", "since") needs that much of
+    the same thing. "Results land in #team-dev" shares only a kind of name with "After the 0.8.2
+    build only two people push tags, each needs a thumbs-up in #team-release" ("team" is a piece of
+    both channels); "RMW is Fast DDS (rmw_fastrtps_cpp)" shares "rmw" with "RMW_IMPLEMENTATION=
+    rmw_cyclonedds_cpp is set fleet-wide" besides the swapped names."""
+    gone = old.names - new.names
+    pieces = {p for p in old.parts if any(p in g for g in gone)}
+    return bool(((old.words - gone) | (old.parts - pieces)) & (new.words | new.parts))
+
+
 def _other_lead(old: Statement, new: Statement) -> bool:
     """Each opens with a code name the other does not hold ("The `GWEditorTools` module loads at ..." /
     "The `GWEditorWidgets` module loads at ..."; "In silver, `sales_lines` dedups on ..." / "Silver
@@ -272,7 +284,8 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         # instead of Decimal.js" beside "`InvoiceMath` rounds with Decimal.js") replaces nothing of it
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change \
-            and not ((cue < 0.9 or new.left_spans) and _other_lead(old, new)):
+            and not ((cue < 0.9 or new.left_spans) and _other_lead(old, new)) \
+            and (e.subject > 0 or e.typed_change or cue >= 0.9 or _beyond_swap(old, new)):
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or any(g.kind == c.kind for g in e.gone_values | e.named_again for c in e.came_values)) and same_head \
             and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)

@@ -247,7 +247,8 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"supports?|calls?|writes?|reads?|depends?|points?) )?(?:on |in |at |to |via |with |through |under |from )?{_ART}{_SPAN}{_END}",
     rf"\bused to (?:be |use |run |live |go |sit |point |call )?(?:on |in |at |to |with |through |via )?{_ART}{_SPAN}{_END}",
     rf"\b(?:formerly|previously|originally) (?:on |in |at |with |using |via )?{_ART}{_SPAN}{_END}",
-    rf"\b(?:the|our|its) (?:old|previous|former|legacy) {_SPAN}{_END}",
+    # (not a cause: "compiled for Win32 because of the old TWAIN DLL" keeps the DLL)
+    rf"(?<!because of )(?<!due to )(?<!thanks to )\b(?:the|our|its) (?:old|previous|former|legacy) {_SPAN}{_END}",
     rf"\b{_SPAN} (?:is|was|has been|are|were|got|gets) (?:now |officially |fully |being )?(?:deprecated|removed|retired|"
     rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used|deleted)\b",
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
@@ -271,7 +272,8 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\bnot {_NOT_ALTERNATIVE}{_ART}{_SPAN},? but\b",
     rf"{_SPAN} ?(?:->|→|=>)",
     rf"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|extended|shortened|changed|moved) "
-    rf"(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
+    # (not where a thing may be changed from: "setpoints are changed only from the SCADA screens")
+    rf"(?!(?:\w+ ){{0,3}}?only from\b)(?:\w+ ){{0,3}}?from {_ART}{_SPAN}{_END}",
     rf"\bswap(?:s|ped|ping)? (?:out )?{_ART}{_SPAN} (?:out )?(?:for|with)\b",
     # a written name said to be another one now: "DATABASE_URL is now ADMIN_CONSOLE_DB_DSN"
     rf"(?P<old>`[^`]+`|\b[A-Za-z][\w.]*[_./-][\w./-]*[A-Za-z0-9]) (?:is|are) now (?:called |named )?"
