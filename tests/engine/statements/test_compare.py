@@ -881,3 +881,13 @@ def test_a_name_swapped_under_a_weak_cue_needs_more_of_the_same_thing_than_the_n
     old = read("RMW on every robot is Fast DDS (rmw_fastrtps_cpp), default profile.")
     new = read("Since the discovery storms, RMW_IMPLEMENTATION=rmw_cyclonedds_cpp is set on every robot.")
     assert compare(old, new, 0.65).relation is Relation.REPLACES
+
+
+@pytest.mark.parametrize("text,cued", [
+    ("The metrics endpoint is `http://mon-01.lab.local:9100` after the lab network renumbering.", True),
+    ("After the vendor consolidation every service ships logs to `logs.corp.example`.", True),
+    ("Run the smoke tests after the release build.", False),
+    ("Restart the worker after each migration.", False),
+])
+def test_a_state_said_to_hold_after_a_one_off_event_says_it_changed(text, cued):
+    assert (read(text).change >= 0.5) is cued

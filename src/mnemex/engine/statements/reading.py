@@ -212,7 +212,11 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b"
      # a thing named after it is no time ("triggered from the release branch", "from the release workflow")
      r"(?!\s+(?:branch(?:es)?|workflows?|pipelines?|jobs?|notes|candidates?|builds?|tags?|trains?|process|"
-     r"checklists?|scripts?|channels?|team|managers?|window|plan)\b)", 0.5, "since"),
+     r"checklists?|scripts?|channels?|team|managers?|window|plan)\b)"
+     # "after the OT network renumbering", "After the licence consolidation every pipeline ...": a
+     # one-off event the state holds since (not "after each release", "after the build": a procedure's step)
+     r"|\bafter (?:the |this |last |our )(?:[\w-]+ ){0,3}?(?:reorg|re-?org(?:anisation|anization)?|migration|cutover|"
+     r"renumbering|consolidation|outage|incident|rewrite|overhaul|redesign|merger|audit)\b", 0.5, "since"),
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
