@@ -12,7 +12,8 @@ from mnemex.models import Memory, ReplaceCandidate, SearchHit, WriteOutcome
 SHORT = 8
 #: Metadata the write path keeps for itself; a recall shows it only when asked (`verbose`).
 INTERNAL_METADATA = frozenset({"importance_channels", "kind_confidence", "atom_of", "reinforced", "flags",
-                               "redacted", "event_id", "novelty", "also_said"})
+                               "redacted", "event_id", "novelty", "also_said",
+                               "said_otherwise_sims"})
 
 
 def short(memory_id: str | None) -> str:

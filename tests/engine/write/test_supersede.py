@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.engine.statements import said_otherwise
-from mnemex.engine.write.replacing import MAYBE_OUTDATED_BY
+from mnemex.engine.statements import SAID_OTHERWISE_BY, SAID_OTHERWISE_SIMS, said_otherwise
+from mnemex.engine.write.replacing import MAYBE_OUTDATED_BY, _kept_otherwise
 from mnemex.errors import InvalidInputError, NotFoundError
 from mnemex.models import MemoryKind, MemoryStatus, WriteAction
 from tests.helpers import remember
@@ -402,3 +402,16 @@ def test_a_supersede_cut_short_is_finished_or_undone_on_the_next_open(settings, 
         assert sum(r.memory.id == old.id for r in found) == (0 if cut.startswith("after") else 1)
     finally:
         engine.close()
+
+
+def test_when_full_the_least_alike_statement_that_said_otherwise_goes():
+    """A memory many later statements come near keeps the nearest: the real successor, offered
+    first and most alike, is not pushed out by later, looser notes about the same component."""
+    md: dict = {}
+    for i, sim in enumerate([0.76, 0.41, 0.39, 0.52, 0.36, 0.61]):
+        md = {**md, **_kept_otherwise(md, md.get(SAID_OTHERWISE_BY, []), f"n{i}", sim)}
+    assert md[SAID_OTHERWISE_BY] == ["n0", "n1", "n3", "n5"]  # oldest first; 0.39 and 0.36 went
+    assert md[SAID_OTHERWISE_SIMS] == [0.76, 0.41, 0.52, 0.61]
+    # marks kept before the cosines were stored count as the least alike
+    old = {SAID_OTHERWISE_BY: ["a", "b", "c", "d"]}
+    assert _kept_otherwise(old, old[SAID_OTHERWISE_BY], "e", 0.5)[SAID_OTHERWISE_BY] == ["b", "c", "d", "e"]

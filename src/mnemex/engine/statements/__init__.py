@@ -26,8 +26,10 @@ MAY_REPLACE = "may_replace"
 MAYBE_OUTDATED_BY = "maybe_outdated_by"
 #: On an older memory: the ids of the newer memories about much the same thing that gave another
 #: value without saying anything changed (the gate offered each as a possible replacement, uncued),
-#: the last `SAID_OTHERWISE_KEPT` of them, oldest first.
+#: the `SAID_OTHERWISE_KEPT` most alike of them (their cosines under `SAID_OTHERWISE_SIMS`, in the
+#: same order), oldest first.
 SAID_OTHERWISE_BY = "said_otherwise_by"
+SAID_OTHERWISE_SIMS = "said_otherwise_sims"
 SAID_OTHERWISE_KEPT = 4
 #: On a memory kept as one atom of a compound statement: the statement as it was said (its first
 #: 200 characters), so a reader can still see the change cue another atom carried.
@@ -40,4 +42,4 @@ def said_otherwise(metadata: dict) -> list[str]:
     return [i for i in held if isinstance(i, str)] if isinstance(held, list) else []
 
 
-__all__ = ["ATOM_OF", "DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "leads_with_switch_off", "read", "said_otherwise", "swaps_words", "tells_other_change"]
+__all__ = ["ATOM_OF", "DEFAULT_THRESHOLDS", "MAY_REPLACE", "MAYBE_OUTDATED_BY", "Relation", "SAID_OTHERWISE_BY", "SAID_OTHERWISE_KEPT", "SAID_OTHERWISE_SIMS", "Statement", "Thresholds", "Verdict", "adds_nothing", "asks_for_older", "asks_in_words", "compare", "conflict", "evidence", "holds_all", "leads_with_switch_off", "read", "said_otherwise", "swaps_words", "tells_other_change"]

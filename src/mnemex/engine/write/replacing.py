@@ -24,6 +24,7 @@ from mnemex.engine.statements import (
     MAYBE_OUTDATED_BY,
     SAID_OTHERWISE_BY,
     SAID_OTHERWISE_KEPT,
+    SAID_OTHERWISE_SIMS,
     said_otherwise,
 )
 from mnemex.engine.write.log import WriteLog
@@ -203,11 +204,11 @@ class Replacements:
                 if old.metadata.get(MAYBE_OUTDATED_BY) == new.id:
                     continue
                 mark: dict[str, str | list[str]] = {MAYBE_OUTDATED_BY: new.id}
-            else:  # several later statements may each give another value: the last few are kept
+            else:  # several later statements may each give another value: the most alike are kept
                 held = said_otherwise(old.metadata)
                 if new.id in held:
                     continue
-                mark = {SAID_OTHERWISE_BY: (held + [new.id])[-SAID_OTHERWISE_KEPT:]}
+                mark = _kept_otherwise(old.metadata, held, new.id, c.similarity)
             after = old.model_copy(update={"metadata": {**old.metadata, **mark}})
             self._replace(old, after, op="flag", reembed=False, by=new.provenance)
 
@@ -217,6 +218,19 @@ class Replacements:
         if not cued:
             return memory
         return memory.model_copy(update={"metadata": {**memory.metadata, MAY_REPLACE: cued}})
+
+
+def _kept_otherwise(metadata: dict, held: list[str], new_id: str, similarity: float) -> dict[str, list]:
+    """The ids marked said_otherwise_by with the new one, at most `SAID_OTHERWISE_KEPT`: when full,
+    the least alike goes (the earliest of equals; a mark kept before cosines were, as 0). A memory
+    many later statements come near keeps the one that most nearly says the same thing: with the
+    last few kept, a port's later statement was pushed out by four unrelated notes about the plant."""
+    sims = metadata.get(SAID_OTHERWISE_SIMS)
+    sims = [float(x) for x in sims] if isinstance(sims, list) and len(sims) == len(held) else [0.0] * len(held)
+    pairs = list(zip(held, sims)) + [(new_id, round(float(similarity), 4))]
+    while len(pairs) > SAID_OTHERWISE_KEPT:
+        pairs.pop(min(range(len(pairs)), key=lambda i: pairs[i][1]))
+    return {SAID_OTHERWISE_BY: [i for i, _ in pairs], SAID_OTHERWISE_SIMS: [x for _, x in pairs]}
 
 
 def replace_candidates(candidates: Sequence[Candidate]) -> tuple[ReplaceCandidate, ...]:
