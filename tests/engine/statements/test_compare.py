@@ -576,6 +576,9 @@ def test_a_statement_leads_with_a_switch_off_only_when_its_first_clause_says_so(
     ("Don't rebuild the fixtures by hand anymore, the script drifted from the schema.", True),
     ("Freeze on schema migrations until the replica lag is fixed.", True),
     ("Release notes are no longer written by hand.", True),
+    # "is off:" with its reason after the colon
+    ("Manual hotfix branches are off: the release bot now rejects anything not cut from main.", True),
+    ("Dark mode is off by default: users turn it on in settings.", False),
     # a stop said after the first sentence, or no stop: how things are done
     ("Invoices reach the accountants through a nightly SFTP drop. The old export is paused.", False),
     ("The invoice export runs every Friday at 06:00 and mails a CSV to the accountants.", False),

@@ -296,7 +296,7 @@ _OFF = tuple(re.compile(rx, re.I) for rx in (
     # a bare "off" only as a switch-off for now ("X is off for now", "X is off during the pilot", "X
     # is off: ..."), not a default ("X is off by default")
     rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until|during|while)|"
-    rf"off(?=\s*[:;]\s)|removed|"
+    rf"off(?=\s*[:;](?:\s|$))|removed|"
     rf"retired|dropped|decommissioned)\b",
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
     # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..."
