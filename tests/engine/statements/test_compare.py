@@ -894,3 +894,15 @@ def test_a_name_swapped_under_a_weak_cue_needs_more_of_the_same_thing_than_the_n
 ])
 def test_a_state_said_to_hold_after_a_one_off_event_says_it_changed(text, cued):
     assert (read(text).change >= 0.5) is cued
+
+
+@pytest.mark.parametrize("text,leeway", [
+    ("Only Priya and Omar can push release tags.", -1),
+    ("In the prod account only the deploy role may create buckets.", -1),
+    # "only" and "can" each said, neither of who alone may: no side taken
+    ("PRs that only touch docs/ can merge with one approval now.", 0),
+    ("The update check is the only outbound call and it can be switched off.", 0),
+    ("The domain-only grouper is gone, so user rules can match paths too.", 0),
+])
+def test_who_alone_may_do_a_thing_is_a_restriction(text, leeway):
+    assert read(text).leeway == leeway

@@ -415,3 +415,38 @@ def test_when_full_the_least_alike_statement_that_said_otherwise_goes():
     # marks kept before the cosines were stored count as the least alike
     old = {SAID_OTHERWISE_BY: ["a", "b", "c", "d"]}
     assert _kept_otherwise(old, old[SAID_OTHERWISE_BY], "e", 0.5)[SAID_OTHERWISE_BY] == ["b", "c", "d", "e"]
+
+
+def test_a_stop_of_what_the_older_statement_says_is_done_is_offered_and_marks_nothing(engine):
+    """The newer statement says the practice waits ("on hold", "frozen"), of much the same thing the
+    older one says is done: the agent is asked whether it outdates it; nothing is marked."""
+    from mnemex.config.gate import DEFAULT_GATE
+    from mnemex.engine.write.prediction_gate import STOP_SAID, decide
+
+    a = remember(engine, "Release builds are made on the studio iMac with Xcode and uploaded to TestFlight by hand.")
+    new = "Release builds are on hold this week while the studio iMac is being reimaged."
+    b = remember(engine, new)
+    offered = {c.id: c.reason for c in b.candidates}
+    assert b.action == WriteAction.CREATED and a.id in offered, (b.reason, offered)
+    assert not said_otherwise(engine.recall([a.id], touch=False)[0].metadata)
+    held = engine.recall([a.id], touch=False)[0]
+    out = decide(new, None, 0.5, [(held, 0.45)], DEFAULT_GATE)
+    assert [(c.memory.id, c.reason, c.marks) for c in out.candidates] == [(a.id, STOP_SAID, False)]
+    # both say the practice waits: no stop of what the older one says is done
+    waits = remember(engine, "TestFlight uploads are paused until the new certificate arrives.")
+    out = decide(new, None, 0.5, [(engine.recall([waits.id], touch=False)[0], 0.45)], DEFAULT_GATE)
+    assert all(c.reason != STOP_SAID for c in out.candidates)
+
+
+def test_a_rule_made_stricter_far_in_the_embedding_is_offered_when_a_rare_word_is_shared(engine):
+    """Under offer_at in the embedding, found by BM25, and the newer statement lets less happen than
+    the older one ("anyone ... can" / "only ... can"): the agent is asked; not without the shared word."""
+    from mnemex.config.gate import DEFAULT_GATE
+    from mnemex.engine.write.prediction_gate import LEEWAY_FAR, decide
+
+    a = remember(engine, "Anyone on the team can tag a release from main when CI is green.")
+    held = engine.recall([a.id], touch=False)[0]
+    new = "After the broken 2.3 build only Priya and Omar can push release tags; each one needs a thumbs-up in #rel."
+    out = decide(new, None, 0.5, [(held, 0.25)], DEFAULT_GATE, lexical=frozenset({held.id}))
+    assert [(c.memory.id, c.reason, c.marks) for c in out.candidates] == [(a.id, LEEWAY_FAR.format("less"), False)]
+    assert not decide(new, None, 0.5, [(held, 0.25)], DEFAULT_GATE).candidates

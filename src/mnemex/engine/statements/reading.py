@@ -804,9 +804,18 @@ _RESTRICTS = re.compile(r"\b(?:only|must|never|not allowed|forbidden|prohibited|
                         r"a second (?:person|approver|reviewer|pair of eyes))\b", re.I)
 
 
+#: "only Ilse and Tomasz can push tags", "only admins may ...": a "can" that names who alone may.
+#: (not "the only outbound call", "the domain-only grouper", nor "PRs that only touch docs/ can ...")
+_ONLY_CAN = re.compile(r"(?<![-\w])(?<!the )(?<!that )(?<!which )(?<!who )only (?:[\w`*.@#/-]+,? ){1,5}?"
+                       r"(?:can|may|(?:is|are) allowed to)\b", re.I)
+
+
 def _leeway(text: str) -> int:
     """`Statement.leeway` of a statement's main clauses."""
-    permits, restricts = bool(_PERMITS.search(text)), bool(_RESTRICTS.search(text))
+    alone = _ONLY_CAN.search(text)
+    if alone:  # who alone may: a restriction, whatever "can" says
+        text = text[:alone.start()] + text[alone.end():]
+    permits, restricts = bool(_PERMITS.search(text)), bool(alone or _RESTRICTS.search(text))
     return 0 if permits == restricts else (1 if permits else -1)
 
 

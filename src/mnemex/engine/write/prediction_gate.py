@@ -187,7 +187,7 @@ def decide(new_text: str, new_kind: MemoryKind | None, importance: float,
             elif sim >= config.offer_strong_cue_at:  # far in the embedding, but found by a shared rare
                 # word, and a change said outright, or what a stop said earlier left open
                 why = CHANGE_SAID_FAR if new.change >= 0.9 and not conflict(old, new) \
-                    else AFTER_A_STOP if _resumes(old, new) else ""
+                    else AFTER_A_STOP if _resumes(old, new) else _leeway_far(old, new)
             else:
                 why = ""
             if why:  # a word of change alone is the weakest evidence: it reaches the caller, it marks nothing
@@ -245,7 +245,21 @@ OPENS_WITH = "about much the same thing, opens with another name"
 #: The older one says a practice stopped or waits; the newer one, about much the same thing, says none.
 AFTER_A_STOP = "about what was stopped: how it is done now, or something else"
 #: The weakest reasons, which only reach the caller and never mark the older memory said_otherwise_by.
-_ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED, AFTER_A_STOP)
+#: The newer one says a practice stopped or waits, of much the same thing the older one says is done.
+STOP_SAID = "about much the same thing, a stop or a wait said"
+#: Far in the embedding, found by a shared rare word, and the newer one lets less (or more) happen.
+LEEWAY_FAR = "shares a rare word, lets {} happen"
+_ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPPED, AFTER_A_STOP, STOP_SAID,
+                 LEEWAY_FAR.split("{")[0])
+
+
+def _leeway_far(old: Statement, new: Statement) -> str:
+    """A neighbour BM25 found under `offer_at` that the newer statement lets less or more happen than
+    ("Anyone on the team can tag a release" / "only two maintainers can push tags"): the rule
+    changed in other words, or another rule; the caller judges."""
+    if old.leeway and new.leeway == -old.leeway and not conflict(old, new):
+        return LEEWAY_FAR.format("less" if new.leeway < 0 else "more")
+    return ""
 
 
 def _stops_first(offers: list[Candidate], new: Statement, cap: int) -> tuple[Candidate, ...]:
@@ -291,6 +305,8 @@ def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateCon
         return "about the same thing, another value" + (f": {', '.join(told)}" if told else "")
     if new.off:  # "Turned off per-PR fuzzing": whether it was this one's, the caller can judge
         return "about the same thing, something switched off"
+    if new.halted and not old.halted:  # "..., so releases are on hold this week" of how releases are made
+        return STOP_SAID
     if old.leeway and new.leeway == -old.leeway:  # "E-bikes can be parked anywhere" / "must now end at a station"
         return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
     if new.opens_with and new.opens_with not in old.text.lower():  # "Tomasz owns ...", "Dependabot PRs get ..."
