@@ -412,6 +412,9 @@ def test_when_full_the_least_alike_statement_that_said_otherwise_goes():
         md = {**md, **_kept_otherwise(md, md.get(SAID_OTHERWISE_BY, []), f"n{i}", sim)}
     assert md[SAID_OTHERWISE_BY] == ["n0", "n1", "n3", "n5"]  # oldest first; 0.39 and 0.36 went
     assert md[SAID_OTHERWISE_SIMS] == [0.76, 0.41, 0.52, 0.61]
+    from mnemex import render
+
+    assert SAID_OTHERWISE_SIMS not in render.public_metadata(md)  # bookkeeping, not shown
     # marks kept before the cosines were stored count as the least alike
     old = {SAID_OTHERWISE_BY: ["a", "b", "c", "d"]}
     assert _kept_otherwise(old, old[SAID_OTHERWISE_BY], "e", 0.5)[SAID_OTHERWISE_BY] == ["b", "c", "d", "e"]
