@@ -253,13 +253,18 @@ _ONLY_OFFERED = (CHANGE_SAID, CHANGE_SAID_FAR, SAID_NEAR, OPENS_WITH, WORD_SWAPP
                  LEEWAY_FAR.split("{")[0])
 
 
+def _leeway_turned(old: Statement, new: Statement) -> str:
+    """"less" or "more" when the newer statement lets less or more happen than the older one
+    (`Statement.leeway` turned around), else ""."""
+    return ("less" if new.leeway < 0 else "more") if old.leeway and new.leeway == -old.leeway else ""
+
+
 def _leeway_far(old: Statement, new: Statement) -> str:
     """A neighbour BM25 found under `offer_at` that the newer statement lets less or more happen than
     ("Anyone on the team can tag a release" / "only two maintainers can push tags"): the rule
     changed in other words, or another rule; the caller judges."""
-    if old.leeway and new.leeway == -old.leeway and not conflict(old, new):
-        return LEEWAY_FAR.format("less" if new.leeway < 0 else "more")
-    return ""
+    turned = _leeway_turned(old, new)
+    return LEEWAY_FAR.format(turned) if turned and not conflict(old, new) else ""
 
 
 def _stops_first(offers: list[Candidate], new: Statement, cap: int) -> tuple[Candidate, ...]:
@@ -307,8 +312,8 @@ def _gives_otherwise(old: Statement, new: Statement, sim: float, config: GateCon
         return "about the same thing, something switched off"
     if new.halted and not old.halted:  # "..., so releases are on hold this week" of how releases are made
         return STOP_SAID
-    if old.leeway and new.leeway == -old.leeway:  # "E-bikes can be parked anywhere" / "must now end at a station"
-        return "about the same thing, " + ("less" if new.leeway < 0 else "more") + " allowed"
+    if turned := _leeway_turned(old, new):  # "E-bikes can be parked anywhere" / "must now end at a station"
+        return f"about the same thing, {turned} allowed"
     if new.opens_with and new.opens_with not in old.text.lower():  # "Tomasz owns ...", "Dependabot PRs get ..."
         return f"{OPENS_WITH}: {new.opens_with}"
     came = sorted(w for w in new.unknown if w not in old.text.lower())
