@@ -15,6 +15,7 @@ from mnemex.engine.statements import (
     evidence,
     leads_with_switch_off,
     read,
+    tells_other_change,
 )
 from mnemex.engine.statements.reading import Value, normalise_name, shape
 from tests.engine.statements.pairs import PAIRS
@@ -906,3 +907,54 @@ def test_a_state_said_to_hold_after_a_one_off_event_says_it_changed(text, cued):
 ])
 def test_who_alone_may_do_a_thing_is_a_restriction(text, leeway):
     assert read(text).leeway == leeway
+
+
+@pytest.mark.parametrize("text,cued", [
+    # what must be done each time is a rule, not a change that happened
+    ("Every plugin carries a manifest version that must be bumped with any API change.", False),
+    ("The lockfile pin has to be upgraded along with the SDK.", False),
+    ("The team bumped the manifest version to 3.", True),
+])
+def test_what_must_be_done_each_time_says_no_change(text, cued):
+    assert (read(text).change >= 0.5) is cued
+
+
+@pytest.mark.parametrize("text,cued", [
+    # a state on a condition put after it: how the thing behaves, not a switch-off
+    ("The quick-save hotkey defaults to F5 and is disabled when a modal dialog is open.", False),
+    ("Uploads are paused if the battery drops under 15 percent.", False),
+    # for the time being: a switch-off
+    ("The nightly export job is disabled while the storage migration runs.", True),
+    ("The nightly export job is disabled until the fix lands.", True),
+])
+def test_a_state_on_a_condition_is_no_switch_off(text, cued):
+    assert (read(text).change >= 0.9) is cued
+
+
+def test_a_manner_left_behind_about_another_subject_replaces_nothing():
+    old = read("Thumbnails in the gallery grid are cached in an LRU map capped at 500 entries.")
+    new = read("Full-resolution photos are streamed from disk with `mmap` instead of being cached.")
+    assert compare(old, new, 0.55).relation is not Relation.REPLACES
+    # the same subject: the way it is done changed
+    new = read("Thumbnails are streamed from disk with `mmap` now instead of being cached.")
+    assert compare(old, new, 0.6).relation is Relation.REPLACES
+
+
+def test_a_name_swapped_under_a_weak_cue_about_another_subject_replaces_nothing():
+    old = read("Beta builds ship through the Sparkle beta channel (`sparkle:channel=beta`), so testers update in-app.")
+    new = read("The team changed the bundle identifier to `com.acme.viewer` for the store listing; Sparkle feeds "
+               "need the new ID.")
+    assert compare(old, new, 0.55).relation is not Relation.REPLACES
+
+
+def test_an_environment_alone_is_no_subject():
+    old = read("To reproduce a prod bug locally, pull the latest database dump and open it with Postico on the 14.2 VM.")
+    new = read("Prod runs on Render in the `fra` region now; the rented Linode box was cancelled last week.")
+    assert compare(old, new, 0.4).relation is not Relation.REPLACES
+
+
+def test_an_alternative_of_the_subjects_own_kind_is_told_by_its_other_words():
+    old = read("Handler names are prefixed `Ac` and live under `handlers/<Name>/` with a matching test file.")
+    new = read("New handlers are written as async classes rather than callback-based legacy handlers.")
+    assert compare(old, new, 0.42).relation is not Relation.REPLACES
+    assert tells_other_change(old, new)

@@ -182,6 +182,37 @@ _PLATFORMS = frozenset({"ios", "android", "web", "desktop", "windows", "macos", 
                         "edge"})
 
 
+#: Where a thing runs (`reading._PLACE`): like a platform, no thing by itself ("Prod runs on Fly.io
+#: now" is not about what "To reproduce a prod bug locally, download ..." says).
+_PLACES = frozenset(stem(w) for w in ("prod", "production", "staging", "stage", "stg", "dev", "development", "local",
+                                      "ci", "qa"))
+
+
+def _heads_apart(old: Statement, new: Statement) -> bool:
+    """Each opens with a subject the other never mentions: "Full-size screenshots are memory-mapped
+    ... instead of being cached" / "Thumbnails in the library sidebar are cached in an `NSCache`";
+    "The team changed the bundle identifier to `app.x.mac`" / "Betas ship through Sparkle's beta
+    channel". Two things, whatever names or manner the newer one swaps."""
+    if not old.head or not new.head:
+        return False
+    return not _meet(new.head, old.keys | old.parts) and not _meet(old.head, new.keys | new.parts)
+
+
+def _meet(these: frozenset[str], those: frozenset[str]) -> bool:
+    """A stem of `these` is one of `those`, or one begins the other ("classifi" / "classification",
+    "fail" / "failur": the stemmer leaves a word's forms apart)."""
+    return bool(these & those) or any(
+        len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a) or a[:6] == b[:6] and len(a[:6]) == 6)
+        for a in these for b in those)
+
+
+def _manner_left(new: Statement, e: "Evidence") -> bool:
+    """What it names as left behind is a way of doing ("instead of being cached", "rather than getting
+    copied"): a verb the older statement may use of anything, not a thing of it."""
+    held = [whole for terms, whole in new.left_spans if terms & e.left_hit]
+    return bool(held) and all(whole.startswith(("being", "getting")) for whole in held)
+
+
 def _denies(old: Statement, new: Statement, kebab_parts: frozenset[str]) -> bool:
     """The negation is about what the other one says: its negated clause names something the other
     holds ("No claimant PII in logs at any level" after "fine to log claimant names at Debug level"),
@@ -252,7 +283,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     # "The extension is bundled with webpack"): its cue is about that thing however far the wording
     # (a platform alone is no thing: "Android now requires API 26" is not about what "Femi turned on
     # Hermes for Android" is)
-    same_head = bool(new.head - _PLATFORMS) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
+    same_head = bool(new.head - _PLATFORMS - _PLACES) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
     if similarity is not None and similarity < limits.min_similarity:
         cue = 0.0  # a change cue about something this far from the older statement is about something else
     changed = e.typed_change or e.swapped
@@ -260,6 +291,8 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     sure = ""
     resets = sorted(k for k, v in new.settings if dict(old.settings).get(k, v) != v)
     holds = _still_holds(old, new, e)  # a switch-off of what the older statement says about itself, or of part of its places
+    # a swap about another subject: under a weak cue, or a manner left behind ("instead of being cached")
+    apart = not e.typed_change and not e.named_again and _heads_apart(old, new)
     if new.restating and not e.left_hit and not (e.came_names or e.came_values):
         cue = 0.0  # "as before", "still", "nothing changed": it says what holds, not what changed
         # (not when it brings a name or value of its own: "... to Slack; the list still gets a copy")
@@ -268,7 +301,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif (off := switched_off(old, new)) and (similarity is None or similarity >= limits.off_similarity):
         sure = f"{off} switched off"
     elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity) \
-            and not holds and not _other_lead(old, new):  # "`FeeMath` uses X instead of Solady" / "`StreamMath` ... Solady's"
+            and not holds and not _other_lead(old, new) and not (apart and _manner_left(new, e)):  # "`FeeMath` uses X instead of Solady" / "`StreamMath` ... Solady's"
         sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
     elif e.named_again and cue >= 0.5 and about >= limits.named_again \
             and (similarity is None or similarity >= limits.left_similarity):
@@ -278,12 +311,14 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     elif e.typed_change and cue >= 0.8 and about >= limits.strong_cue_change:  # "bumped", "moved to"
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or new.left_spans and e.came_names and e.missing) and cue >= 0.9 \
-            and about >= limits.cued_change and not (new.left_spans and _other_lead(old, new)):
+            and about >= limits.cued_change and not (new.left_spans and _other_lead(old, new)) \
+            and not (apart and _manner_left(new, e)):
         # names are many: a swap needs more of the same subject; and a sibling that opens with a code
         # name of its own and leaves behind something else than the older one's ("`TaxMath` uses big.js
         # instead of Decimal.js" beside "`InvoiceMath` rounds with Decimal.js") replaces nothing of it
         sure = f"{what} ({_cue_label(new)})"
     elif changed and cue >= 0.5 and about >= limits.cued_change \
+            and not (apart and (_manner_left(new, e) or cue < 0.9 and not e.left_hit)) \
             and not ((cue < 0.9 or new.left_spans) and _other_lead(old, new)) \
             and (e.subject > 0 or e.typed_change or cue >= 0.9 or _beyond_swap(old, new)):
         sure = f"{what} ({_cue_label(new)})"
@@ -462,6 +497,9 @@ def _left_elsewhere(old: Statement, new: Statement, e: Evidence, named: frozense
     """The newer statement names what it leaves behind (`named`: "uses OpenTelemetry rather than
     StatsD", "rather than attrs": a name, a value, or a bare word, not "the old runner"), and the
     older one holds none of it: the change it tells is of something else."""
+    # "New resources are written as classes rather than MOF-based script resources": a word the
+    # alternative shares with the newer one's own subject tells nothing apart (a name there does)
+    named = named - (new.head - new.names)
     if e.left_hit or not named or named & (old.keys | old.parts | old.value_texts | old.left):
         return False
     return not any(len(t) >= 4 and t in n for t in named for n in old.names)  # `fetchBalance` in `Repo.fetchBalance(...)`

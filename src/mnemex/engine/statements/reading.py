@@ -104,9 +104,12 @@ _NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped
                        r"(?!\s+(?:[\w`.-]+\s+){0,3}?(?:to|from|up|down)\b|\s+by\s+v?\d))"
                        # what can be done ("a stream can be paused by the payer"), how it is done ("verbose
                        # logging is turned on with ANVIL_LOG=debug")
-                       r"|(?i:\b(?:can|could|may|might|must|should)\s+(?:\w+ly\s+)?be\s+(?:paused|disabled|"
-                       r"turned (?:on|off)|switched (?:on|off)|removed|dropped|replaced|moved|renamed|changed|"
-                       r"raised|lowered|extended|shortened|increased|decreased|reduced)\b)"
+                       # ... or must be done ("a fact that must be bumped with any rule change", "the pin has
+                       # to be upgraded with the SDK"): a rule, not a change that happened
+                       r"|(?i:\b(?:can|could|may|might|must|should|needs? to|has to|have to)\s+(?:\w+ly\s+)?be\s+"
+                       r"(?:paused|disabled|turned (?:on|off)|switched (?:on|off)|removed|dropped|replaced|moved|renamed|"
+                       r"changed|bumped|upgraded|downgraded|updated|raised|lowered|extended|shortened|increased|"
+                       r"decreased|reduced|relaxed|tightened|doubled|halved)\b)"
                        r"|(?i:\b(?:is|are)\s+(?:turned|switched)\s+(?:on|off)\s+(?:with|by|via|through|using)\b)"
                        # what happens to any one of a kind ("a loom that gets moved to another hall is given
                        # a new ID", "if a host is renamed, ..."): a rule, not a change that happened
@@ -121,6 +124,9 @@ _NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped
                        # a state on a condition ("nothing accrues while paused")
                        r"|(?i:\b(?:while|when|whenever|if|once|unless)\s+(?:it\s+is\s+|they\s+are\s+)?(?:paused|disabled|"
                        r"turned off|switched off|suspended)\b)"
+                       # ... or put after it ("the shortcut is disabled when another app claims it")
+                       r"|(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:paused|disabled|turned off|switched off|suspended)"
+                       r"\s+(?:when|whenever|if|unless)\b)"
                        # the name before it in capitals, the noun after it in lower case: "EKS extended support"
                        r"|(?i:\b(?:with|plus|for|of|the|a|an|under|on))\s+(?:[A-Z][\w-]*\s+)?(?i:extended|reduced|"
                        r"increased|decreased|raised|lowered|shortened|changed|upgraded)\s+"
