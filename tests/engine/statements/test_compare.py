@@ -958,3 +958,19 @@ def test_an_alternative_of_the_subjects_own_kind_is_told_by_its_other_words():
     new = read("New handlers are written as async classes rather than callback-based legacy handlers.")
     assert compare(old, new, 0.42).relation is not Relation.REPLACES
     assert tells_other_change(old, new)
+
+
+@pytest.mark.parametrize("text,leeway", [
+    ("Haptics are switched on by default at strength 0.4.", 1),
+    ("Haptics default to off since the handheld feedback.", -1),
+    ("Crash uploads are enabled by default.", 1),
+    ("The sync flag defaults to false.", -1),
+])
+def test_a_default_said_on_or_off_is_what_a_statement_lets_happen(text, leeway):
+    assert read(text).leeway == leeway
+
+
+def test_a_default_said_off_is_no_switch_off():
+    said = read("Crash uploads are disabled by default.")
+    assert said.change < 0.5 and not said.off
+    assert read("Crash uploads are disabled.").change >= 0.9

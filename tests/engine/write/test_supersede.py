@@ -453,3 +453,12 @@ def test_a_rule_made_stricter_far_in_the_embedding_is_offered_when_a_rare_word_i
     out = decide(new, None, 0.5, [(held, 0.25)], DEFAULT_GATE, lexical=frozenset({held.id}))
     assert [(c.memory.id, c.reason, c.marks) for c in out.candidates] == [(a.id, LEEWAY_FAR.format("less"), False)]
     assert not decide(new, None, 0.5, [(held, 0.25)], DEFAULT_GATE).candidates
+
+
+def test_a_default_turned_from_on_to_off_is_offered(engine):
+    """"... switched on by default" and later "... defaults to off": a default turned around, with no
+    value or name of its own, reaches the agent as less allowed."""
+    a = remember(engine, "Controller haptics are switched on by default at strength 0.4.")
+    b = remember(engine, "Haptics default to off since the handheld playtest feedback.")
+    offered = {c.id: c.reason for c in b.candidates}
+    assert a.id in offered and "less allowed" in offered[a.id], (b.action, b.reason, offered)

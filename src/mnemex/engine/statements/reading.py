@@ -124,6 +124,8 @@ _NO_EVENT = re.compile(r"(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:changed|bumped
                        # a state on a condition ("nothing accrues while paused")
                        r"|(?i:\b(?:while|when|whenever|if|once|unless)\s+(?:it\s+is\s+|they\s+are\s+)?(?:paused|disabled|"
                        r"turned off|switched off|suspended)\b)"
+                       # a default ("telemetry is disabled by default"): how it ships, not a switch-off
+                       r"|(?i:\b(?:disabled|switched off|turned off) by default\b)"
                        # ... or put after it ("the shortcut is disabled when another app claims it")
                        r"|(?i:\b(?:is|are|gets?)\s+(?:\w+ly\s+)?(?:paused|disabled|turned off|switched off|suspended)"
                        r"\s+(?:when|whenever|if|unless)\b)"
@@ -303,7 +305,7 @@ _OFF = tuple(re.compile(rx, re.I) for rx in (
     # is off: ..."), not a default ("X is off by default")
     rf"(?:disabled|switched off|turned off|paused|suspended|halted|off (?:for now|for the time being|until|during|while)|"
     rf"off(?=\s*[:;](?:\s|$))|removed|"
-    rf"retired|dropped|decommissioned)\b",
+    rf"retired|dropped|decommissioned)\b(?! by default\b)",
     rf"\b(?:disabled|switched off|turned off|paused|suspended|halted|removed|retired|dropped|decommissioned) {_ART}{_SPAN}{_END}",
     # "No more manual TestFlight uploads", "Stop the Monday CSV uploads: ..."
     rf"^\W*no more {_ART}{_SPAN}{_END}",
@@ -801,9 +803,15 @@ _FLOWS_BEFORE = re.compile(r"\b(?:upload|download|copie|copy|sync|stream|forward
 
 
 _PERMITS = re.compile(r"\b(?:can|may|allowed|allows?|permitted|fine to|ok to|okay to|anywhere|anyone|free to|optional|"
-                      r"opt(?:s|ed)?[- ]out|on by default|left on|up to)\b", re.I)
+                      r"opt(?:s|ed)?[- ]out|on by default|left on|up to|"
+                      # a default said on: "defaults to on", "enabled by default", "default: true"
+                      r"defaults? to (?:on|enabled|true|yes|allowed)|(?:enabled|allowed|turned on|switched on) by default|"
+                      r"default(?:s)?(?: is|:|=) ?(?:on|enabled|true))\b", re.I)
 _RESTRICTS = re.compile(r"\b(?:only|must|never|not allowed|forbidden|prohibited|blocked|nobody|no one|zero|strictly|"
                         r"read-only|opt(?:s|ed)?[- ]in|off by default|compiled out|mandatory|sign-off|unless|"
+                        # a default said off: "defaults to off", "disabled by default", "default: false"
+                        r"defaults? to (?:off|disabled|false|no|denied)|(?:disabled|turned off|switched off) by default|"
+                        r"default(?:s)?(?: is|:|=) ?(?:off|disabled|false)|"
                         r"(?:is|are) over|no longer allowed|(?:needs?|requires?) (?:a |an )?(?:sign-off|approval|review)|"
                         # "changes need a second approver", "a second person watches every flight"
                         r"(?:needs?|requires?) (?:a |an )?(?:second|another|two|2) (?:approv|review|sign-off|person|people)\w*|"
