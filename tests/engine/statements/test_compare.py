@@ -892,6 +892,10 @@ def test_a_name_swapped_under_a_weak_cue_needs_more_of_the_same_thing_than_the_n
     ("After the vendor consolidation every service ships logs to `logs.corp.example`.", True),
     ("Run the smoke tests after the release build.", False),
     ("Restart the worker after each migration.", False),
+    ("The billing composite is called `AcBillingNode` after the refactor.", True),
+    ("Mira leads the data team since the restructure.", True),
+    # said to hold across the event: no time of change
+    ("Still true after the refactor: money rounding is HALF_EVEN.", False),
 ])
 def test_a_state_said_to_hold_after_a_one_off_event_says_it_changed(text, cued):
     assert (read(text).change >= 0.5) is cued
@@ -974,3 +978,12 @@ def test_a_default_said_off_is_no_switch_off():
     said = read("Crash uploads are disabled by default.")
     assert said.change < 0.5 and not said.off
     assert read("Crash uploads are disabled.").change >= 0.9
+
+
+def test_a_camel_case_piece_of_a_dotted_name_is_a_name_of_its_own():
+    # "the OnePassword file" names the piece `OnePassword` of `Vault.OnePassword`: left behind
+    old = read("Tokens come from the `Vault.OnePassword` provider file on the runner.")
+    new = read("CI tokens are read from AWS Secrets Manager `ci-tokens` through Vault, not the OnePassword file "
+               "on the runner.")
+    assert "onepassword" in old.parts
+    assert evidence(old, new).left_hit

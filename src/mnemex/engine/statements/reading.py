@@ -217,14 +217,17 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      0.5, "now"),
     (r"^\s*(?:since|after|following|from|starting(?: with)?|beginning|effective)\b[^,;:]{1,50},"
      r"|\b(?:since|starting(?: with)?|from) (?:the |this |last |our )?(?:reorg|migration|upgrade|cutover|switch|move|"
+     r"refactor(?:ing)?|restructur(?:e|ing)|clean-?up|"
      r"release|rollout|incident|quarter|sprint|week|month|v?\d[\w.]*)\b"
      # a thing named after it is no time ("triggered from the release branch", "from the release workflow")
      r"(?!\s+(?:branch(?:es)?|workflows?|pipelines?|jobs?|notes|candidates?|builds?|tags?|trains?|process|"
      r"checklists?|scripts?|channels?|team|managers?|window|plan)\b)"
      # "after the OT network renumbering", "After the licence consolidation every pipeline ...": a
      # one-off event the state holds since (not "after each release", "after the build": a procedure's step)
-     r"|\bafter (?:the |this |last |our )(?:[\w-]+ ){0,3}?(?:reorg|re-?org(?:anisation|anization)?|migration|cutover|"
-     r"renumbering|consolidation|outage|incident|rewrite|overhaul|redesign|merger|audit)\b", 0.5, "since"),
+     # ("still true after the refactor" says it holds across it, not since)
+     r"|(?<!\btrue )(?<!\bcase )(?<!\bholds )(?<!\bvalid )\bafter (?:the |this |last |our )(?:[\w-]+ ){0,3}?(?:reorg|re-?org(?:anisation|anization)?|migration|cutover|"
+     r"renumbering|consolidation|outage|incident|rewrite|overhaul|redesign|merger|audit|refactor(?:ing)?|"
+     r"restructur(?:e|ing)|clean-?up|move|reshuffle)\b", 0.5, "since"),
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
@@ -879,7 +882,12 @@ _NAMEISH = re.compile(r"`([^`]+)`|\b([A-Za-z][\w-]*(?:[./_][\w-]+)+|[a-z]+[A-Z]\
 def _parts(text: str) -> frozenset[str]:
     out = set()
     for m in _NAMEISH.finditer(text):
-        raw = re.sub(r"([a-z])([A-Z])", r"\1 \2", m.group(1) or m.group(2))
+        name = m.group(1) or m.group(2)
+        # a piece written in camel case is a name of its own too ("the KeePass file" of
+        # `SecretManagement.KeePass`), besides its words
+        out.update(stem(p.lower()) for p in re.split(r"[^A-Za-z0-9]+", name)
+                   if re.search(r"[a-z][A-Z]", p) and len(p) > 3 and re.split(r"[^A-Za-z0-9]+", name) != [p])
+        raw = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
         for piece in re.split(r"[^A-Za-z]+", raw):
             word = stem(piece.lower())
             if len(word) > 2 and word not in GENERIC and word not in STOP:
