@@ -987,3 +987,21 @@ def test_a_camel_case_piece_of_a_dotted_name_is_a_name_of_its_own():
                "on the runner.")
     assert "onepassword" in old.parts
     assert evidence(old, new).left_hit
+
+
+def test_a_noun_that_is_also_a_verb_ends_the_subject_only_before_the_way_it_goes():
+    assert read("Crash reports upload to Sentry first; the support mailbox is cc'd.").head == {"crash", "report"}
+    assert "upload" in read("Student uploads are stored on the app server under /srv/media.").head
+    # a bucket for a bucket, the two subjects apart: another thing's storage
+    old = read("Photo thumbnails are kept for 30 days in the `app-thumbs` bucket.")
+    new = read("Crash dumps upload to the `app-crash-archive` bucket on Backblaze every night now; the NAS still gets "
+               "a copy for a month.")
+    assert compare(old, new, 0.54).relation is not Relation.REPLACES
+
+
+def test_a_name_in_the_event_a_state_holds_since_is_not_what_it_is_about():
+    old = read("Policy analysts reach the rules sandbox at `https://rules.apps.example.org` after the Kubernetes move.")
+    assert "kubernet" not in old.names and old.change >= 0.5
+    new = read("Policy analysts now write rule changes directly as Prolog facts in the rules sandbox, and a developer "
+               "only reviews the merge request.")
+    assert compare(old, new, 0.45).relation is not Relation.REPLACES

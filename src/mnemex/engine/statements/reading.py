@@ -171,6 +171,10 @@ _PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local
                     r"safari|edge)\b", re.I)
 
 #: Change cues and how much each says by itself (1 = the statement says outright that something changed).
+#: A one-off event a state holds since ("after the OT network renumbering", "after the OpenShift move").
+_ONE_OFF = (r"(?:reorg|re-?org(?:anisation|anization)?|migration|cutover|renumbering|consolidation|outage|incident|"
+            r"rewrite|overhaul|redesign|merger|audit|refactor(?:ing)?|restructur(?:e|ing)|clean-?up|move|reshuffle)")
+
 _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in (
     (r"\brenam(?:e|ed|es|ing)\b", 1.0, "renamed"),
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
@@ -225,9 +229,7 @@ _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in
      # "after the OT network renumbering", "After the licence consolidation every pipeline ...": a
      # one-off event the state holds since (not "after each release", "after the build": a procedure's step)
      # ("still true after the refactor" says it holds across it, not since)
-     r"|(?<!\btrue )(?<!\bcase )(?<!\bholds )(?<!\bvalid )\bafter (?:the |this |last |our )(?:[\w-]+ ){0,3}?(?:reorg|re-?org(?:anisation|anization)?|migration|cutover|"
-     r"renumbering|consolidation|outage|incident|rewrite|overhaul|redesign|merger|audit|refactor(?:ing)?|"
-     r"restructur(?:e|ing)|clean-?up|move|reshuffle)\b", 0.5, "since"),
+     r"|(?<!\btrue )(?<!\bcase )(?<!\bholds )(?<!\bvalid )\bafter (?:the |this |last |our )(?:[\w-]+ ){0,3}?" + _ONE_OFF + r"\b", 0.5, "since"),
     (r"\b(?:rewr(?:ote|itten|ites?)|merged (?:\w+ ){0,3}?into|folded into|consolidated into|split (?:out|off) (?:of|from|into)|"
      r"took over|taken over|handed (?:over|off) to|transferred to|reassigned to|ported (?:\w+ )?(?:to|over to|into)|"
      r"scaled (?:[\w`.-]+ ){0,3}?(?:to|up to|down to)|lifted)\b", 0.9, "rewrote"),
@@ -324,7 +326,9 @@ _SO = r"so (?:it|we|they|that|the)|"
 def _reason(so: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!^)(?<!^\W)\b(?:because|since|due to|given that|so that|{so}"
                       r"as a result of|to avoid|to stop|to keep|which (?:clashed|conflicted|broke)|until|unless|"
-                      r"for now)\b\s?[^;,—]*", re.I)
+                      r"for now)\b\s?[^;,—]*"
+                      # a one-off event it holds since ("... at `https://x` after the OpenShift move")
+                      r"|(?<!^)(?<!^\W)\bafter (?:the|this|last|our) (?:[\w-]+ ){0,3}?" + _ONE_OFF + r"\b[^;,:—.]*", re.I)
 
 
 _REASON = _reason(_SO)
@@ -921,7 +925,9 @@ def _head(text: str) -> str:
     out = []
     for i, token in enumerate(tokens):
         word = token.strip(",.()'\"").lower()
-        if word in _VERBS or word in ("now", "no", "not", "never", "also", "still", "only", "always"):
+        nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        if word in _VERBS or word in ("now", "no", "not", "never", "also", "still", "only", "always") \
+                or word in _VERBS_BEFORE_A_WAY and nxt in ("to", "into", "through", "via"):
             if all(t.lower() in _PEOPLE for t in out) and word in _VERBS and word not in _AUX:
                 return _object(tokens[i + 1:])  # "We merged the dbt project into ...": what was done to
             break
@@ -929,6 +935,9 @@ def _head(text: str) -> str:
     return " ".join(out) if len(out) < len(tokens) else ""
 
 
+#: Words that are nouns as often as verbs ("Student uploads are stored ..."), read as the verb only
+#: before the way they go: "Image snapshots upload to the B2 bucket", "Orders reach NetSuite through ...".
+_VERBS_BEFORE_A_WAY = frozenset({"upload", "uploads", "reach", "reaches"})
 _AUX = frozenset("is are was were be been am 's has have had do does did must should will can may might could would "
                  "shall cannot can't won't doesn't don't isn't aren't wasn't".split())
 #: Who does things, not what a statement is about.
