@@ -1005,3 +1005,12 @@ def test_a_name_in_the_event_a_state_holds_since_is_not_what_it_is_about():
     new = read("Policy analysts now write rule changes directly as Prolog facts in the rules sandbox, and a developer "
                "only reviews the merge request.")
     assert compare(old, new, 0.45).relation is not Relation.REPLACES
+
+
+def test_also_inside_a_relative_clause_adds_nothing_to_another_statement():
+    assert not read("The ledger class was replaced by `AcCirculationLog`, which also tracks returns.").additive
+    assert not read("Cache maintainer: Ana Ruiz, who also reviews anything touching the eviction code.").additive
+    assert read("Staging also gets a copy.").additive
+    old = read("Dr. Felix Moreau maintains the cache eviction code.")
+    new = read("Cache eviction maintainer: Ana Ruiz, who also reviews anything touching the LRU module.")
+    assert not conflict(old, new)

@@ -139,7 +139,10 @@ _IN_A_NAME = re.compile(r"\b(?![Rr]e-)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")
 #: "too" adds only where a clause ends ("staging gets a copy too", "X, too, ..."), not before what it
 #: qualifies ("too easily confused", "too slow").
 _ADDITIVE = re.compile(r"\btoo\b(?=\s*(?:[,.;:!?)—]|$|and\b|but\b|so\b|now\b))|"
-                       r"\b(?:also|as well(?! as)|in addition|additionally|likewise|on top of)\b"
+                       # (not inside a relative clause: "replaced by X, which also tracks returns" says
+                       # what X does, it adds nothing to another statement)
+                       r"(?<!\bwhich )(?<!\bthat )(?<!\bwho )\b(?:also|as well(?! as)|in addition|additionally|"
+                       r"likewise|on top of)\b"
                        r"|^\W*(?:more|one more thing|a bit more) (?:on|about)\b[^.;:]{1,60}:", re.I)
 _RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:(?:I|we) )?(?:noted|mentioned|agreed|said)(?: (?:before|earlier|above|previously))?|reminder|nothing changed|"
                         r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record|"
