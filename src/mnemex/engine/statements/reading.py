@@ -173,11 +173,11 @@ _PLACE = re.compile(r"\b(production|prod|staging|stage|stg|dev|development|local
                     r"EU|NA|US|APAC|EMEA|LATAM|europe|ios|android|web|desktop|windows|macos|linux|chrome|firefox|"
                     r"safari|edge)\b", re.I)
 
-#: Change cues and how much each says by itself (1 = the statement says outright that something changed).
 #: A one-off event a state holds since ("after the OT network renumbering", "after the OpenShift move").
 _ONE_OFF = (r"(?:reorg|re-?org(?:anisation|anization)?|migration|cutover|renumbering|consolidation|outage|incident|"
             r"rewrite|overhaul|redesign|merger|audit|refactor(?:ing)?|restructur(?:e|ing)|clean-?up|move|reshuffle)")
 
+#: Change cues and how much each says by itself (1 = the statement says outright that something changed).
 _CUES = tuple((re.compile(rx, re.I), strength, label) for rx, strength, label in (
     (r"\brenam(?:e|ed|es|ing)\b", 1.0, "renamed"),
     (r"\breplac(?:e|ed|es|ing|ement)\b", 1.0, "replaced"),
@@ -939,8 +939,8 @@ def _head(text: str) -> str:
 
 
 #: Words that are nouns as often as verbs ("Student uploads are stored ..."), read as the verb only
-#: before the way they go: "Image snapshots upload to the B2 bucket", "Orders reach NetSuite through ...".
-_VERBS_BEFORE_A_WAY = frozenset({"upload", "uploads", "reach", "reaches"})
+#: before the way they go: "Image snapshots upload to the B2 bucket".
+_VERBS_BEFORE_A_WAY = frozenset({"upload", "uploads"})
 _AUX = frozenset("is are was were be been am 's has have had do does did must should will can may might could would "
                  "shall cannot can't won't doesn't don't isn't aren't wasn't".split())
 #: Who does things, not what a statement is about.
