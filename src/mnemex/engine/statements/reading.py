@@ -892,8 +892,9 @@ def _parts(text: str) -> frozenset[str]:
         name = m.group(1) or m.group(2)
         # a piece written in camel case is a name of its own too ("the KeePass file" of
         # `SecretManagement.KeePass`), besides its words
-        out.update(stem(p.lower()) for p in re.split(r"[^A-Za-z0-9]+", name)
-                   if re.search(r"[a-z][A-Z]", p) and len(p) > 3 and re.split(r"[^A-Za-z0-9]+", name) != [p])
+        pieces = re.split(r"[^A-Za-z0-9]+", name)
+        if len(pieces) > 1:
+            out.update(stem(p.lower()) for p in pieces if len(p) > 3 and re.search(r"[a-z][A-Z]", p))
         raw = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
         for piece in re.split(r"[^A-Za-z]+", raw):
             word = stem(piece.lower())
