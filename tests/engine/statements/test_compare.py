@@ -1014,3 +1014,62 @@ def test_also_inside_a_relative_clause_adds_nothing_to_another_statement():
     old = read("Dr. Felix Moreau maintains the cache eviction code.")
     new = read("Cache eviction maintainer: Ana Ruiz, who also reviews anything touching the LRU module.")
     assert not conflict(old, new)
+
+
+def test_legacy_alone_names_a_thing_still_there_not_one_left_behind():
+    assert not read("Dana maintains the legacy XML importer and its fixtures.").left
+    # with a word of change beside it, the legacy thing is what was left
+    assert "shim" in read("Hand-written bindings are gone now: the legacy shim was converted to the generator.").left
+
+
+def test_a_name_kept_as_a_piece_of_a_new_name_is_not_swapped_away():
+    old = read("Set sizes are counted via `ncard`, so finite sets are covered.")
+    new = read("Renaming pass: the size bound is `Finset.card_le_ncard`, with a deprecated alias kept for one release.")
+    assert not evidence(old, new).swapped
+    assert compare(old, new, 0.65).relation is not Relation.REPLACES
+
+
+def test_a_word_glued_to_a_code_span_by_a_dash_is_no_flag():
+    assert read("Ranks are `ℕ`-valued throughout.").names == frozenset()
+    assert "pnpm" in read("Builds are `pnpm`-managed.").names
+
+
+def test_besides_that_adds_to_another_statement():
+    new = read("Besides that, the build script turns on `strict` so warnings fail instead of passing.")
+    assert new.additive
+    old = read("The build script sets `incremental = false` for the whole repo.")
+    assert compare(old, new, 0.55).relation is not Relation.REPLACES
+
+
+def test_what_befalls_any_one_of_a_kind_is_left_behind_by_nothing():
+    assert not read("Order numbers are never reused, not even after an order is deleted.").left
+    assert read("The order export was deleted after the audit.").left
+
+
+def test_a_like_setting_of_another_thing_changes_nothing_without_a_word_of_change():
+    old = read("Zone valve loops are PI with kp=0.8 and ti=90 s, acting on the room temperature.")
+    new = read("The boiler's mixing-valve controller uses kp=0.2, ti=240 s, so it doesn't fight the zones.")
+    assert compare(old, new, 0.66).relation is not Relation.REPLACES
+    # the same loop with a word of change is a reset
+    assert compare(old, read("Zone valve loops now run kp=0.5, ti=90 s."), 0.8).relation is Relation.REPLACES
+
+
+def test_still_doing_one_thing_not_another_way_is_a_contrast_not_a_change():
+    new = read("We still pin the lint tools in requirements-dev.txt, not through the CI image.")
+    assert new.contrasts
+    assert not read("Parsing moved to polars; the old csv crate only remains for exports.").contrasts
+    old = read("CI pins Python 3.12.4 through the `python:3.12.4-slim` image, so a broken upstream never reaches builds.")
+    assert compare(old, new, 0.5).relation is not Relation.REPLACES
+
+
+def test_an_older_statement_about_a_side_environment_is_not_replaced_by_one_naming_none():
+    old = read("Staging sends build alerts to the `ci-staging` channel, which nobody reads at night.")
+    new = read("Build alerts go out through Slack now, channel `ci-builds`; the email digest ended.")
+    assert conflict(old, new).startswith("the older one is about staging")
+    assert compare(old, new, 0.6).relation is not Relation.REPLACES
+
+
+def test_the_place_the_older_one_holds_in_is_not_its_subject():
+    old = read("On the Play internal track, the checkout uses license-test accounts with fast renewals.")
+    new = read("Internal track builds come from the Bitrise 'Internal' workflow on every merge to `release/*`.")
+    assert compare(old, new, 0.45).relation is not Relation.REPLACES

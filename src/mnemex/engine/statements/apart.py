@@ -28,6 +28,10 @@ def conflict(old: Statement, new: Statement) -> str:
         # that names no environment speaks of the main one, not of the side one the older one is about
         # ("the `stg_` prefix for staging models" names a layer, no environment)
         return f"the older one is about {side.group(1).lower()} only"
+    if not new.places and old.head & _SIDE and old.head <= _SIDE | _ENVIRONMENT:
+        # "Staging sends alerts to the ntfy topic `hopwort-staging`" then "Alerts go out through ntfy
+        # now": the side environment is what the older one is about
+        return f"the older one is about {sorted(old.places)[0] if old.places else 'a side environment'} only"
     if old.scope and new.scope and not old.scope & new.scope:
         # "On the Brisa cluster, load ..." beside "On laptops, the Docker image ships ...": each says
         # where it holds, and the two settings differ
@@ -115,3 +119,7 @@ def _initials_of(acronym: str, text: str) -> bool:
 #: A statement scoped to an environment beside the main one ("In staging, ...", "on the sandbox"): one
 #: naming no environment is about the main one.
 _SIDE_SCOPE = re.compile(r"\b(?:in|on)\s+(?:the\s+)?(staging|sandbox|canary)\b(?!\s+[a-z]+s\b)", re.I)
+#: An older statement whose subject is a side environment and nothing more ("Staging sends ...",
+#: "The sandbox environment runs ...").
+_SIDE = frozenset(stem(w) for w in ("staging", "stage", "stg", "sandbox", "canary"))
+_ENVIRONMENT = frozenset(stem(w) for w in ("env", "environment"))

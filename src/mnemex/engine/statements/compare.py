@@ -142,7 +142,10 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     typed = any(compatible(g, c) for g in gone for c in came)
     old_settings, new_settings = dict(old.settings), dict(new.settings)
     typed = typed or any(new_settings[k] != v for k, v in old_settings.items() if k in new_settings)
-    gone_names = (old.names - new.names) | (old.names & new.left)
+    # (a name the newer one keeps as a piece of one of its own is not gone: `encard` in
+    # `Matroid.eRk_le_encard`)
+    kept = (old.names - new.names) & new.parts - new.left
+    gone_names = (old.names - new.names - kept) | (old.names & new.left)
     # a thing said to be switched off is left behind, not a new value ("Turned off migrate-on-startup")
     came_names = new.names - old_keys - new.left - {t for terms, whole in new.off for t in terms | {whole}}
     missing = frozenset(old_keys - new_keys)
@@ -153,6 +156,7 @@ def evidence(old: Statement, new: Statement) -> Evidence:
     same_shape = any(a == b != "name" for a, b in pairs)
     # the subject is what remains once a swapped name (the old value) is set aside
     about = old_keys - gone_names if swapped and old_keys - gone_names else old_keys
+    about = about - kept or about  # a name kept only as a piece of a new one is neither gone nor shared
     subject = _share(new_keys, about, old, new)
     # and what the newer one is about, once its new value is set aside
     reverse = _share(old_terms, new_own - came_names if swapped and new_own - came_names else new_own, old, new)
@@ -196,6 +200,15 @@ def _heads_apart(old: Statement, new: Statement) -> bool:
     if not old.head or not new.head:
         return False
     return not _meet(new.head, old.keys | old.parts) and not _meet(old.head, new.keys | new.parts)
+
+
+def _heads_differ(old: Statement, new: Statement) -> bool:
+    """Each one's subject holds a word the other never mentions: "Substation controllers" / "The
+    plant's differential-pressure controller"."""
+    if not old.head or not new.head:
+        return False
+    return any(not _meet(frozenset({w}), new.keys | new.parts) for w in old.head) and any(
+        not _meet(frozenset({w}), old.keys | old.parts) for w in new.head)
 
 
 def _meet(these: frozenset[str], those: frozenset[str]) -> bool:
@@ -283,7 +296,9 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     # "The extension is bundled with webpack"): its cue is about that thing however far the wording
     # (a platform alone is no thing: "Android now requires API 26" is not about what "Femi turned on
     # Hermes for Android" is)
-    same_head = bool(new.head - _PLATFORMS - _PLACES) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
+    # (nor the place the older one says it holds in: "TestFlight builds come from Xcode Cloud" is not
+    # about "On TestFlight, the paywall uses the StoreKit sandbox")
+    same_head = bool(new.head - _PLATFORMS - _PLACES - old.scope) and new.head <= old.keys | old.parts and (similarity is None or similarity >= limits.same_head)
     if similarity is not None and similarity < limits.min_similarity:
         cue = 0.0  # a change cue about something this far from the older statement is about something else
     changed = e.typed_change or e.swapped
@@ -296,11 +311,15 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
     if new.restating and not e.left_hit and not (e.came_names or e.came_values):
         cue = 0.0  # "as before", "still", "nothing changed": it says what holds, not what changed
         # (not when it brings a name or value of its own: "... to Slack; the list still gets a copy")
-    if resets and about >= limits.maybe:  # one key holds one value: KEY=redis after KEY=database
+    if resets and about >= limits.maybe and not (cue < 0.5 and _heads_differ(old, new)):
+        # one key holds one value: KEY=redis after KEY=database (but "The plant's differential-pressure
+        # controller uses k=0.1" beside "Substation controllers are PI with k=0.5": with no word of
+        # change, a like key of another thing)
         sure = f"setting {resets[0]} changed"
     elif (off := switched_off(old, new)) and (similarity is None or similarity >= limits.off_similarity):
         sure = f"{off} switched off"
     elif e.left_hit and about >= limits.left_behind and (similarity is None or similarity >= limits.left_similarity) \
+            and not (new.contrasts and not e.left_hit & (old.names | old.value_texts | old.parts)) \
             and not holds and not _other_lead(old, new) and not (apart and _manner_left(new, e)):  # "`FeeMath` uses X instead of Solady" / "`StreamMath` ... Solady's"
         sure = f"names {', '.join(sorted(e.left_hit)[:3])} as left behind"
     elif e.named_again and cue >= 0.5 and about >= limits.named_again \
@@ -310,7 +329,7 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
         sure = f"{g.kind.split(':')[0]} changed: {g.text} -> {c.text} (the old one named, {_cue_label(new)})"
     elif e.typed_change and cue >= 0.8 and about >= limits.strong_cue_change:  # "bumped", "moved to"
         sure = f"{what} ({_cue_label(new)})"
-    elif (e.swapped or new.left_spans and e.came_names and e.missing) and cue >= 0.9 \
+    elif (e.swapped or new.left_spans and e.came_names and e.missing and e.subject > 0) and cue >= 0.9 \
             and about >= limits.cued_change and not (new.left_spans and _other_lead(old, new)) \
             and not (apart and _manner_left(new, e)):
         # names are many: a swap needs more of the same subject; and a sibling that opens with a code

@@ -61,6 +61,7 @@ wrong incorrect mistaken enabl reenabl reinstat restor brought back longer anymo
 
 # ------------------------------------------------------------------ patterns
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_CODE_GLUED = re.compile(r"(?<=[^`\s])`-(?=[A-Za-z])")
 _QUOTED = re.compile(r"\"([^\"\n]{1,80})\"|“([^”\n]{1,80})”|(?<![\w])'([^'\n]{2,80})'(?![\w])")
 _URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s`'\"<>)]+", re.I)
 _ASSIGN = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_.-]*)=(\S+?)(?=[\s,;)]|$|\.(?:\s|$))")
@@ -142,7 +143,7 @@ _ADDITIVE = re.compile(r"\btoo\b(?=\s*(?:[,.;:!?)—]|$|and\b|but\b|so\b|now\b))
                        # (not inside a relative clause: "replaced by X, which also tracks returns" says
                        # what X does, it adds nothing to another statement)
                        r"(?<!\bwhich )(?<!\bthat )(?<!\bwho )\b(?:also|as well(?! as)|in addition|additionally|"
-                       r"likewise|on top of)\b"
+                       r"likewise|on top of|(?:besides|apart from|aside from|other than) (?:that|this)\b(?! \w))\b"
                        r"|^\W*(?:more|one more thing|a bit more) (?:on|about)\b[^.;:]{1,60}:", re.I)
 _RESTATING = re.compile(r"\b(?:still|as before|as always|as (?:(?:I|we) )?(?:noted|mentioned|agreed|said)(?: (?:before|earlier|above|previously))?|reminder|nothing changed|"
                         r"unchanged|remains?|continues? to|to repeat|again:|same as before|for the record|"
@@ -268,7 +269,7 @@ _LEFT = tuple(re.compile(rx, re.I) for rx in (
     rf"\bused to (?:be |use |run |live |go |sit |point |call )?(?:on |in |at |to |with |through |via )?{_ART}{_SPAN}{_END}",
     rf"\b(?:formerly|previously|originally) (?:on |in |at |with |using |via )?{_ART}{_SPAN}{_END}",
     # (not a cause: "compiled for Win32 because of the old TWAIN DLL" keeps the DLL)
-    rf"(?<!because of )(?<!due to )(?<!thanks to )\b(?:the|our|its) (?:old|previous|former|legacy) {_SPAN}{_END}",
+    rf"(?<!because of )(?<!due to )(?<!thanks to )\b(?:the|our|its) (?:old|previous|former|(?P<legacy>legacy)) {_SPAN}{_END}",
     rf"\b{_SPAN} (?:is|was|has been|are|were|got|gets) (?:now |officially |fully |being )?(?:deprecated|removed|retired|"
     rf"gone|disabled|dropped|switched off|turned off|decommissioned|sunset|obsolete|dead|no longer used|deleted)\b",
     rf"\b(?:dropped|removed|retired|deprecated|disabled|ditched|abandoned|scrapped|killed|decommissioned) {_ART}{_SPAN}{_END}",
@@ -466,6 +467,9 @@ class Statement:
     "the roster module" names what `Riverchat.Roster` is."""
     restating: bool = False
     """It presents itself as saying again what holds ("still", "as before", "reminder", "nothing changed")."""
+    contrasts: bool = False
+    """It says what still holds in a clause of its own, and what it sets aside in another ("We still pin
+    Buildings with the `uses` annotation, not through the CI image"): a contrast, not a change."""
     off: tuple[tuple[frozenset[str], str], ...] = ()
     """Each phrase it says was switched off, disabled or removed (`_OFF`: a job, a workflow or a habit
     that no longer runs): its terms, and the phrase as one name."""
@@ -625,8 +629,8 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     bare: set[str] = set()
     for rx in _LEFT:
         for m in rx.finditer(text):
-            if _behaviour(text, m):
-                continue
+            if _behaviour(text, m) or m.groupdict().get("legacy") and not any(c >= 0.5 for _, c in cues):
+                continue  # "legacy" alone names a kind of thing still there: "Yusuf maintains the legacy DPS grammar"
             span = m.group("old")
             found = _span_terms(span)
             if found:
@@ -651,7 +655,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      scope=_scope(text), halted=halts(text),
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
-                     restating=_restating(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
+                     restating=_restating(plain), contrasts=_contrasts(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
                      head_numbers=frozenset(v.text for v in head.values
@@ -763,6 +767,9 @@ def _denied(text: str, alternatives: bool = False) -> frozenset[str]:
 
 #: "removes the dumps when a plan is deleted": what happens on a condition, no change of the statement
 _CONDITION = re.compile(r"\b(?:when|whenever|if|once|unless)\b[^,.;:!?]*$", re.I)
+#: ... or after any one of a kind: "never reused, not even after a sense is deleted"
+_ANY_ONE = re.compile(r"\b(?:after|before|until)\s+$", re.I)
+_ONE_OF_A_KIND = re.compile(r"(?:a|an|any|each|every)\s", re.I)
 
 
 def _behaviour(text: str, match: re.Match[str]) -> bool:
@@ -770,7 +777,8 @@ def _behaviour(text: str, match: re.Match[str]) -> bool:
     is written inside a code span, it stands in a condition ("when a plan is deleted"), or its
     "from X" says where the subject comes from and a verb follows ("Crash reports from the field app
     go to Crashlytics")?"""
-    if _CONDITION.search(text[: match.start()]):
+    before = text[: match.start()]
+    if _CONDITION.search(before) or _ANY_ONE.search(before) and _ONE_OF_A_KIND.match(match.group("old")):
         return True
     if any(c.start(1) <= match.start() and match.end() <= c.end(1) for c in _CODE_SPAN.finditer(text)):
         return True  # code, not prose: "`planShift : Loom list -> Shift -> Plan`" is a signature
@@ -917,6 +925,24 @@ def _restating(text: str) -> bool:
     return not (_COPY_KEPT.search(text) and not _RESTATING.search(re.sub(r"\bstill\b", " ", text, flags=re.I)))
 
 
+def _contrasts(text: str) -> bool:
+    """A restating phrase only in clauses that leave nothing behind, beside a clause that does
+    ("We still pin X, not through the CI image"; not "the old csv crate only remains for reports")."""
+    if not _RESTATING.search(text):
+        return False
+    ends = [m.end() for m in _CLAUSE_END.finditer(text)]
+
+    def clause(at: int) -> int:
+        return sum(1 for end in ends if end <= at)
+
+    holding = {clause(m.start()) for m in _RESTATING.finditer(text)}
+    leaving = {clause(m.start("old")) for rx in _LEFT for m in rx.finditer(text)}
+    return bool(leaving) and not holding & leaving
+
+
+_CLAUSE_END = re.compile(r"[;,.:!?()—–]+|\s-\s")
+
+
 def _head(text: str) -> str:
     """The words before the first verb of the first clause: what the sentence is about
     ("The `spectator` crate" in "The `spectator` crate uses ...")."""
@@ -1035,6 +1061,7 @@ def terms_of(text: str) -> Terms:
         rest = pattern.sub(lambda m: (read_one(m), " ")[1], rest)
 
     take(_URL, lambda m: _url(m.group(0), names, values))
+    rest = _CODE_GLUED.sub("` ", rest)  # "`ℕ∞`-valued": the word after the dash is no flag `-valued`
     take(_CODE_SPAN, lambda m: _code_span(m.group(1), names, values))
     take(_QUOTED, lambda m: names.add(next(g for g in m.groups() if g), "named"))
     take(_TIME, lambda m: values.add(Value(f"{int(m.group(1)):02d}:{m.group(2)}", "time")))
