@@ -1073,3 +1073,13 @@ def test_the_place_the_older_one_holds_in_is_not_its_subject():
     old = read("On the Play internal track, the checkout uses license-test accounts with fast renewals.")
     new = read("Internal track builds come from the Bitrise 'Internal' workflow on every merge to `release/*`.")
     assert compare(old, new, 0.45).relation is not Relation.REPLACES
+
+
+def test_who_looks_after_a_thing_is_a_person_before_the_verb():
+    old = read("Marta Kowalczyk looks after the Zebra printer and the Dock scanner, including the toner orders.")
+    assert old.agent and old.head == {"marta", "kowalczyk"}
+    assert read("Priya Natarajan maintains the release scripts.").head == {"priya", "natarajan"}
+    assert not read("Full-size screenshots are memory-mapped.").agent
+    # another person for the same things, under a weak cue: who does it changed
+    new = read("Tomas Berg is responsible for the Dock scanner and Zebra printer these days.")
+    assert compare(old, new, 0.46).relation is Relation.REPLACES

@@ -166,6 +166,7 @@ disabled changed bumped raised lowered increased decreased reduced extended cut 
 merged merge stopped stop turned gave give set rewrote rewrite ported folded split added add enabled lifted
 exposes expose mints mint wraps wrap solves solve schedules schedule caches cache indexes index consumes consume
 produces produce binds bind owns routes route renders render stores signs sign verifies verify applies apply
+maintains maintain maintained looks manages manage managed approves approve answers
 must should will can may might could would shall cannot can't won't doesn't don't isn't aren't wasn't
 """.split())
 _PLACE_WORDS = {"prod": "production", "stage": "staging", "stg": "staging", "development": "dev",
@@ -451,6 +452,9 @@ class Statement:
     negated: bool
     head: frozenset[str] = frozenset()
     """Names and stems before the first verb: the component or setting the sentence is about."""
+    agent: bool = False
+    """What comes before the first verb is a person's name ("Ola Nordby is responsible for ..."): who
+    does something, not the thing the statement is about."""
     places: frozenset[str] = frozenset()
     """Environments, regions and platforms it names (production, staging, EU, iOS, ...)."""
     shapes: frozenset[tuple[str, str]] = frozenset()
@@ -655,6 +659,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      scope=_scope(text), halted=halts(text),
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
+                     agent=bool(_PERSON.fullmatch(head_text.strip(" ,:"))),
                      restating=_restating(plain), contrasts=_contrasts(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
@@ -923,6 +928,9 @@ def _restating(text: str) -> bool:
     # "the old host still gets a copy", "S3 still mirrors them": a copy kept says the main one moved,
     # "still" and all, unless another phrase says it is a reminder
     return not (_COPY_KEPT.search(text) and not _RESTATING.search(re.sub(r"\bstill\b", " ", text, flags=re.I)))
+
+
+_PERSON = re.compile(r"(?:(?:Dr|Prof)\.? )?[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){1,2}")
 
 
 def _contrasts(text: str) -> bool:
