@@ -930,7 +930,8 @@ def _restating(text: str) -> bool:
     return not (_COPY_KEPT.search(text) and not _RESTATING.search(re.sub(r"\bstill\b", " ", text, flags=re.I)))
 
 
-_PERSON = re.compile(r"(?:(?:Dr|Prof)\.? )?[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){1,2}")
+_PERSON = re.compile(r"(?!(?:The|A|An|Our|Their|This|That|These|Those|Each|Every|All|Any|No|Some)\b)"
+                     r"(?:(?:Dr|Prof)\.? )?[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){1,2}")
 
 
 def _contrasts(text: str) -> bool:
