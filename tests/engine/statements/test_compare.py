@@ -1081,6 +1081,8 @@ def test_who_looks_after_a_thing_is_a_person_before_the_verb():
     assert read("Priya Natarajan maintains the release scripts.").head == {"priya", "natarajan"}
     assert not read("Full-size screenshots are memory-mapped.").agent
     assert not read("The Sync Service runs on the tools cluster.").agent
+    assert not read("Laravel Mix is out; assets build with Vite.").agent
+    assert read("Priya Raman is the on-call owner for the ingest pipeline.").agent
     # another person for the same things, under a weak cue: who does it changed
     new = read("Tomas Berg is responsible for the Dock scanner and Zebra printer these days.")
     assert compare(old, new, 0.46).relation is Relation.REPLACES

@@ -453,8 +453,8 @@ class Statement:
     head: frozenset[str] = frozenset()
     """Names and stems before the first verb: the component or setting the sentence is about."""
     agent: bool = False
-    """What comes before the first verb is a person's name ("Ola Nordby is responsible for ..."): who
-    does something, not the thing the statement is about."""
+    """What comes before the first verb is a person's name, and what follows says what the person does
+    for a thing ("Ola Nordby is responsible for ...", "Gideon looks after ..."): who, not what."""
     places: frozenset[str] = frozenset()
     """Environments, regions and platforms it names (production, staging, EU, iOS, ...)."""
     shapes: frozenset[tuple[str, str]] = frozenset()
@@ -659,7 +659,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      scope=_scope(text), halted=halts(text),
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
-                     agent=bool(_PERSON.fullmatch(head_text.strip(" ,:"))),
+                     agent=_agent(main_text, head_text),
                      restating=_restating(plain), contrasts=_contrasts(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
@@ -932,6 +932,23 @@ def _restating(text: str) -> bool:
 
 _PERSON = re.compile(r"(?!(?:The|A|An|Our|Their|This|That|These|Those|Each|Every|All|Any|No|Some)\b)"
                      r"(?:(?:Dr|Prof)\.? )?[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){1,2}")
+
+
+#: What a person does for a thing: owns it, looks after it, answers for it.
+_ROLE = re.compile(r"\s*(?:owns|maintains|looks after|handles|manages|reviews|approves|answers|takes care of|covers|"
+                   r"is (?:now |also )?(?:responsible for|in charge of|(?:the )?(?:[\w-]+ )?(?:owner|maintainer|lead|contact|admin|"
+                   r"point of contact|reviewer|manager)))\b", re.I)
+
+
+def _agent(text: str, head_text: str) -> bool:
+    """Is the subject a person's name followed by what the person does for a thing ("Ola Nordby is
+    responsible for ...", "Gideon looks after ...")? Not a product named in title case ("Laravel Mix
+    is out")."""
+    head = head_text.strip(" ,:")
+    if not head or not _PERSON.fullmatch(head):
+        return False
+    at = text.find(head)
+    return at >= 0 and bool(_ROLE.match(text, at + len(head)))
 
 
 def _contrasts(text: str) -> bool:
