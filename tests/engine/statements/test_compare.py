@@ -1086,3 +1086,12 @@ def test_who_looks_after_a_thing_is_a_person_before_the_verb():
     # another person for the same things, under a weak cue: who does it changed
     new = read("Tomas Berg is responsible for the Dock scanner and Zebra printer these days.")
     assert compare(old, new, 0.46).relation is Relation.REPLACES
+
+
+def test_a_subject_that_only_qualifies_the_older_ones_named_thing_is_not_the_same_subject():
+    old = read("Jupyter Hub for the ML interns is at http://hub.lab.local:8000; log in with your SSO account.")
+    assert {"ml", "intern"} <= old.head_tail
+    new = read("ML is trained on the shared GPU box these days and tracked with `mlflow`; notebooks stay for demos only.")
+    assert compare(old, new, 0.5).relation is not Relation.REPLACES
+    # a subject qualified by what the newer one is about, with no named thing, stays the same subject
+    assert not read("The retention for audit events is 30 days.").head_tail - {"audit", "event"}

@@ -202,6 +202,14 @@ def _heads_apart(old: Statement, new: Statement) -> bool:
     return not _meet(new.head, old.keys | old.parts) and not _meet(old.head, new.keys | new.parts)
 
 
+def _about_a_qualifier(old: Statement, new: Statement) -> bool:
+    """The newer one's subject is only what qualifies the older one's named thing, which it never
+    mentions: "QC is double-programmed in R these days" beside "RStudio Server for the QC programmers
+    is at ..."."""
+    named = (old.head - old.head_tail) & old.names
+    return bool(old.head_tail) and new.head <= old.head_tail and bool(named - new.keys - new.parts - new.left)
+
+
 def _heads_differ(old: Statement, new: Statement) -> bool:
     """Each one's subject holds a word the other never mentions: "Substation controllers" / "The
     plant's differential-pressure controller"."""
@@ -342,7 +350,8 @@ def compare(old: Statement, new: Statement, similarity: float | None = None,
             and (e.subject > 0 or e.typed_change or cue >= 0.9 or _beyond_swap(old, new)):
         sure = f"{what} ({_cue_label(new)})"
     elif (e.swapped or any(g.kind == c.kind for g in e.gone_values | e.named_again for c in e.came_values)) and same_head \
-            and new.change >= 0.5:  # a value of the very same kind (not a bare number for a count)
+            and new.change >= 0.5 and not _about_a_qualifier(old, new):
+        # a value of the very same kind (not a bare number for a count)
         sure = f"{what} ({_cue_label(new)}; about the same {sorted(new.head)[0]})"
     elif e.negation_flip and cue >= 0.5 and about >= limits.cued_change and not holds \
             and (not e.came_names or about >= limits.parallel):  # a new name: only about the very same thing

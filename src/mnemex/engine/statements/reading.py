@@ -452,6 +452,9 @@ class Statement:
     negated: bool
     head: frozenset[str] = frozenset()
     """Names and stems before the first verb: the component or setting the sentence is about."""
+    head_tail: frozenset[str] = frozenset()
+    """The names and stems of the subject after a preposition inside it ("the QC programmers" of
+    "RStudio Server for the QC programmers"): what qualifies the thing, not the thing."""
     agent: bool = False
     """What comes before the first verb is a person's name, and what follows says what the person does
     for a thing ("Ola Nordby is responsible for ...", "Gideon looks after ..."): who, not what."""
@@ -659,7 +662,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      scope=_scope(text), halted=halts(text),
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
-                     agent=_agent(main_text, head_text),
+                     agent=_agent(main_text, head_text), head_tail=_head_tail(head_text),
                      restating=_restating(plain), contrasts=_contrasts(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
@@ -949,6 +952,18 @@ def _agent(text: str, head_text: str) -> bool:
         return False
     at = text.find(head)
     return at >= 0 and bool(_ROLE.match(text, at + len(head)))
+
+
+_INNER_PREPOSITION = re.compile(r"(?<=\S)\s+(?:for|of|at|from|by|under|behind)\s+", re.I)
+
+
+def _head_tail(head_text: str) -> frozenset[str]:
+    """The terms of a subject after a preposition that does not open it (`Statement.head_tail`)."""
+    parts = _INNER_PREPOSITION.split(head_text, maxsplit=1)
+    if len(parts) < 2:
+        return frozenset()
+    tail = terms_of(parts[1])
+    return frozenset((tail.names | tail.words) - GENERIC - CUE_STEMS)
 
 
 def _contrasts(text: str) -> bool:
