@@ -634,8 +634,10 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
     cues = tuple((label, strength) for rx, strength, label in _CUES if rx.search(plain))
     spans: list[tuple[frozenset[str], str]] = []
     bare: set[str] = set()
+    left_at: list[int] = []  # where each phrase that looks like naming something left behind starts
     for rx in _LEFT:
         for m in rx.finditer(text):
+            left_at.append(m.start("old"))
             if _behaviour(text, m) or m.groupdict().get("legacy") and not any(c >= 0.5 for _, c in cues):
                 continue  # "legacy" alone names a kind of thing still there: "Yusuf maintains the legacy DPS grammar"
             span = m.group("old")
@@ -663,7 +665,7 @@ def _read(text: str, entities: tuple[str, ...]) -> Statement:
                      lead=_lead(text), opens_with=_opens_with(text), unknown=_unknown(text),
                      head=frozenset((head.names | head.words) - GENERIC - CUE_STEMS), places=places,
                      agent=_agent(main_text, head_text), head_tail=_head_tail(head_text),
-                     restating=_restating(plain), contrasts=_contrasts(plain), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
+                     restating=_restating(plain), contrasts=_contrasts(text, left_at), additive=bool(_ADDITIVE.search(main_text)), leeway=_leeway(main_text),
                      shapes=frozenset((n, shapes.get(n, "name")) for n in names), settings=main.settings,
                      parts=_parts(main_text), kebabs=kebab_names(text), head_kebabs=kebab_names(head_text),
                      head_numbers=frozenset(v.text for v in head.values
@@ -966,10 +968,11 @@ def _head_tail(head_text: str) -> frozenset[str]:
     return frozenset((tail.names | tail.words) - GENERIC - CUE_STEMS)
 
 
-def _contrasts(text: str) -> bool:
+def _contrasts(text: str, left_at: list[int]) -> bool:
     """A restating phrase only in clauses that leave nothing behind, beside a clause that does
-    ("We still pin X, not through the CI image"; not "the old csv crate only remains for reports")."""
-    if not _RESTATING.search(text):
+    ("We still pin X, not through the CI image"; not "the old csv crate only remains for reports");
+    `left_at`: where the phrases that look like naming something left behind start (`_LEFT`)."""
+    if not left_at or not _RESTATING.search(text):
         return False
     ends = [m.end() for m in _CLAUSE_END.finditer(text)]
 
@@ -977,8 +980,7 @@ def _contrasts(text: str) -> bool:
         return sum(1 for end in ends if end <= at)
 
     holding = {clause(m.start()) for m in _RESTATING.finditer(text)}
-    leaving = {clause(m.start("old")) for rx in _LEFT for m in rx.finditer(text)}
-    return bool(leaving) and not holding & leaving
+    return not holding & {clause(at) for at in left_at}
 
 
 _CLAUSE_END = re.compile(r"[;,.:!?()—–]+|\s-\s")
